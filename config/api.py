@@ -1,0 +1,99 @@
+"""What every API endpoint shares: paging and the one error shape.
+
+Every error the API gives, whatever raised it, has this body::
+
+    {"error": {"status": 404, "code": "not_found", "message": "Not found.", "details": null}}
+
+``details`` carries field errors for invalid input and ``retry_after`` (seconds)
+when a rate limit answers 429.
+"""
+
+from __future__ import annotations
+
+from django.http import JsonResponse
+from rest_framework.exceptions import APIException, Throttled, ValidationError
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.views import exception_handler as drf_exception_handler
+
+STATUS_CODES = {
+    400: "invalid",
+    401: "not_authenticated",
+    403: "permission_denied",
+    404: "not_found",
+    405: "method_not_allowed",
+    406: "not_acceptable",
+    415: "unsupported_media_type",
+    429: "throttled",
+    500: "server_error",
+    503: "unavailable",
+}
+
+
+class Pagination(PageNumberPagination):
+    page_size_query_param = "page_size"
+    max_page_size = 100
+
+
+def error_body(status: int, message: str, *, code: str | None = None, details=None) -> dict:
+    return {
+        "error": {
+            "status": status,
+            "code": code or STATUS_CODES.get(status, "error"),
+            "message": message,
+            "details": details,
+        }
+    }
+
+
+def error_response(status: int, message: str, **kwargs) -> JsonResponse:
+    return JsonResponse(error_body(status, message, **kwargs), status=status)
+
+
+def _describe(exc: APIException) -> tuple[str, str, object]:
+    if isinstance(exc, ValidationError):
+        return "invalid", "The request has invalid input; see details.", exc.detail
+    if isinstance(exc, Throttled):
+        return "throttled", "Too many requests; try again later.", {"retry_after": exc.wait}
+    code = exc.get_codes() if isinstance(exc.get_codes(), str) else exc.default_code
+    return code, str(exc.detail), None
+
+
+def exception_handler(exc, context):
+    response = drf_exception_handler(exc, context)
+    if response is None:
+        return None  # Unexpected errors reach the 500 handler, which answers the same shape.
+    if isinstance(exc, APIException):
+        code, message, details = _describe(exc)
+    else:
+        code, message, details = STATUS_CODES.get(response.status_code, "error"), "Error.", None
+    response.data = error_body(response.status_code, message, code=code, details=details)
+    return response
+
+
+def add_error_responses(result, generator, request, public):
+    """drf-spectacular hook: document the Error shape as every operation's default response."""
+    schemas = result.setdefault("components", {}).setdefault("schemas", {})
+    schemas["ErrorBody"] = {
+        "type": "object",
+        "properties": {
+            "status": {"type": "integer"},
+            "code": {"type": "string", "example": "not_found"},
+            "message": {"type": "string"},
+            "details": {"nullable": True, "description": "Field errors, or retry_after for 429."},
+        },
+        "required": ["status", "code", "message", "details"],
+    }
+    schemas["Error"] = {
+        "type": "object",
+        "properties": {"error": {"$ref": "#/components/schemas/ErrorBody"}},
+        "required": ["error"],
+    }
+    default = {
+        "description": "Any error, in the one error shape.",
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
+    }
+    for path in result.get("paths", {}).values():
+        for operation in path.values():
+            if isinstance(operation, dict) and "responses" in operation:
+                operation["responses"].setdefault("default", default)
+    return result

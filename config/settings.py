@@ -1,0 +1,247 @@
+"""Settings: every value comes from the environment (see the table in README.md).
+
+The defaults give the embedded run: a SQLite file, tasks inline, console mail.
+Production sets DATABASE_URL, REDIS_URL, SECRET_KEY, DEBUG=false and
+ALLOWED_HOSTS.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from config import env
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = BASE_DIR / "var"
+
+SITE_NAME = env.string("SITE_NAME", "Scholar Pages")
+
+DEBUG = env.boolean("DEBUG", True)
+
+SECRET_KEY = env.string("SECRET_KEY")
+if SECRET_KEY is None:
+    if not DEBUG:
+        raise env.SettingError("SECRET_KEY", "required when DEBUG is off")
+    SECRET_KEY = "embedded-run-only-not-a-secret"  # noqa: S105 - DEBUG runs only
+
+ALLOWED_HOSTS = env.string_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
+CSRF_TRUSTED_ORIGINS = env.origins("CSRF_TRUSTED_ORIGINS")
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.sites",
+    "django.contrib.postgres",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "django_htmx",
+    "allauth",
+    "allauth.account",
+    "allauth.socialaccount",
+    "allauth.socialaccount.providers.orcid",
+    "publications",
+    "profiles",
+    "graph",
+    "trust",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "allauth.account.middleware.AccountMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+                "config.context_processors.site",
+            ],
+        },
+    },
+]
+
+# Database: a SQLite file unless DATABASE_URL names PostgreSQL.
+DEFAULT_SQLITE_URL = f"sqlite:///{VAR_DIR / 'db.sqlite3'}"
+DATABASES = {"default": env.database("DATABASE_URL", DEFAULT_SQLITE_URL)}
+DATABASES["default"]["CONN_MAX_AGE"] = env.integer("CONN_MAX_AGE", 60, minimum=0)
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = 5
+else:
+    DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# Redis: the Celery broker and the cache. Unset means tasks run inline and the
+# cache lives in process memory (the embedded run).
+REDIS_URL = env.redis_url("REDIS_URL")
+if REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": "sp",
+            "OPTIONS": {"socket_connect_timeout": 3, "socket_timeout": 3},
+        }
+    }
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+CELERY_BROKER_URL = REDIS_URL or "memory://"
+CELERY_TASK_ALWAYS_EAGER = REDIS_URL is None
+CELERY_TASK_EAGER_PROPAGATES = True
+CELERY_TASK_TIME_LIMIT = env.integer("CELERY_TASK_TIME_LIMIT", 3600, minimum=1)
+CELERY_TASK_SOFT_TIME_LIMIT = env.integer("CELERY_TASK_SOFT_TIME_LIMIT", 3300, minimum=1)
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+AUTHENTICATION_BACKENDS = [
+    "django.contrib.auth.backends.ModelBackend",
+    "allauth.account.auth_backends.AuthenticationBackend",
+]
+SITE_ID = 1
+LOGIN_REDIRECT_URL = "/"
+
+ACCOUNT_LOGIN_METHODS = {"email"}
+ACCOUNT_SIGNUP_FIELDS = ["email*", "password1*", "password2*"]
+ACCOUNT_EMAIL_VERIFICATION = "mandatory"
+ACCOUNT_UNIQUE_EMAIL = True
+ACCOUNT_PREVENT_ENUMERATION = True
+ORCID_CLIENT_ID = env.string("ORCID_CLIENT_ID")
+ORCID_CLIENT_SECRET = env.string("ORCID_CLIENT_SECRET")
+ORCID_BASE_DOMAIN = env.choice(
+    "ORCID_BASE_DOMAIN", "orcid.org", {"orcid.org", "sandbox.orcid.org"}
+)
+SOCIALACCOUNT_PROVIDERS = {
+    "orcid": {
+        "BASE_DOMAIN": ORCID_BASE_DOMAIN,
+        "MEMBER_API": False,
+        **(
+            {"APPS": [{"client_id": ORCID_CLIENT_ID, "secret": ORCID_CLIENT_SECRET, "key": ""}]}
+            if ORCID_CLIENT_ID and ORCID_CLIENT_SECRET
+            else {}
+        ),
+    }
+}
+if bool(ORCID_CLIENT_ID) != bool(ORCID_CLIENT_SECRET):
+    raise env.SettingError(
+        "ORCID_CLIENT_SECRET" if ORCID_CLIENT_ID else "ORCID_CLIENT_ID",
+        "ORCID sign-in needs both ORCID_CLIENT_ID and ORCID_CLIENT_SECRET",
+    )
+
+_email = env.email("EMAIL_URL", "consolemail://")
+EMAIL_BACKEND = _email["EMAIL_BACKEND"]
+for _key in ("EMAIL_HOST", "EMAIL_PORT", "EMAIL_HOST_USER", "EMAIL_HOST_PASSWORD"):
+    if _email.get(_key):
+        globals()[_key] = _email[_key]
+EMAIL_USE_TLS = bool(_email.get("EMAIL_USE_TLS"))
+EMAIL_USE_SSL = bool(_email.get("EMAIL_USE_SSL"))
+DEFAULT_FROM_EMAIL = env.string("DEFAULT_FROM_EMAIL", "Scholar Pages <noreply@localhost>")
+SERVER_EMAIL = DEFAULT_FROM_EMAIL
+
+# Importers.
+OPENALEX_EMAIL = env.string("OPENALEX_EMAIL")
+OPENALEX_API_KEY = env.string("OPENALEX_API_KEY")
+IMPORT_BATCH_SIZE = env.integer("IMPORT_BATCH_SIZE", 200, minimum=1)
+
+LANGUAGE_CODE = "en"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "/static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": (
+            "django.contrib.staticfiles.storage.StaticFilesStorage"
+            if DEBUG
+            else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        )
+    },
+}
+
+REST_FRAMEWORK = {
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
+    "DEFAULT_PAGINATION_CLASS": "config.api.Pagination",
+    "PAGE_SIZE": 25,
+    "EXCEPTION_HANDLER": "config.api.exception_handler",
+    "DEFAULT_THROTTLE_RATES": {"anon": "120/min", "user": "600/min"},
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": f"{SITE_NAME} API",
+    "DESCRIPTION": (
+        "Researchers, works, topics and institutions built from OpenAlex and arXiv. "
+        "Every error answers with the Error shape: "
+        '{"error": {"status", "code", "message", "details"}}.'
+    ),
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "config.api.add_error_responses",
+    ],
+}
+
+# Security: strict whenever DEBUG is off; each can still be set explicitly.
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SECURE_SSL_REDIRECT = env.boolean("SECURE_SSL_REDIRECT", not DEBUG)
+SECURE_HSTS_SECONDS = env.integer("SECURE_HSTS_SECONDS", 0 if DEBUG else 31536000, minimum=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = SECURE_HSTS_SECONDS > 0
+SECURE_HSTS_PRELOAD = env.boolean("SECURE_HSTS_PRELOAD", False)
+SESSION_COOKIE_SECURE = env.boolean("SESSION_COOKIE_SECURE", not DEBUG)
+CSRF_COOKIE_SECURE = env.boolean("CSRF_COOKIE_SECURE", not DEBUG)
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+SILENCED_SYSTEM_CHECKS = [
+    # HSTS preload is a decision for the operator, not a default.
+    "security.W021",
+]
+
+LOG_LEVEL = env.choice("LOG_LEVEL", "INFO", {"DEBUG", "INFO", "WARNING", "ERROR"})
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": "WARNING"},
+    "loggers": {
+        name: {"handlers": ["console"], "level": LOG_LEVEL, "propagate": False}
+        for name in ("config", "publications", "profiles", "graph", "trust", "celery")
+    },
+}

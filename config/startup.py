@@ -1,0 +1,58 @@
+"""Start-up checks that turn a bad setting into one line naming it."""
+
+from __future__ import annotations
+
+import sys
+
+from django.core.exceptions import ImproperlyConfigured
+
+
+class StartupError(Exception):
+    """A service named by a setting cannot be reached."""
+
+
+def check_database() -> None:
+    from pathlib import Path
+
+    from django.db import connection
+    from django.db.utils import Error as DatabaseError
+
+    if connection.vendor == "sqlite":
+        # The embedded default keeps its file under var/, made on first start.
+        Path(connection.settings_dict["NAME"]).parent.mkdir(parents=True, exist_ok=True)
+    try:
+        connection.ensure_connection()
+    except DatabaseError as exc:
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise StartupError(f"DATABASE_URL: cannot connect to the database ({reason})") from None
+
+
+def check_redis() -> None:
+    from django.conf import settings
+
+    if not settings.REDIS_URL:
+        return
+    import redis
+
+    try:
+        redis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=3).ping()
+    except redis.RedisError as exc:
+        raise StartupError(f"REDIS_URL: cannot reach Redis at {settings.REDIS_URL} ({exc})") from None
+
+
+def check_services() -> None:
+    check_database()
+    check_redis()
+
+
+def fail(message: str) -> None:
+    sys.stderr.write(f"error: {message}\n")
+    raise SystemExit(2)
+
+
+def run_guarded(main) -> None:
+    """Run ``main`` and turn configuration and service errors into one line."""
+    try:
+        main()
+    except (ImproperlyConfigured, StartupError) as exc:
+        fail(str(exc))

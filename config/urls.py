@@ -1,0 +1,26 @@
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from config import views
+from profiles.urls import researcher_patterns
+from publications.urls import work_patterns
+
+api_v1 = [
+    path("", include("publications.api_urls")),
+]
+
+urlpatterns = [
+    path("", include("publications.urls")),
+    path("works/", include(work_patterns)),
+    path("researchers/", include(researcher_patterns)),
+    path("healthz", views.healthz, name="healthz"),
+    path("admin/", admin.site.urls),
+    path("accounts/", include("allauth.urls")),
+    path("api/v1/", include((api_v1, "api"), namespace="api")),
+    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+]
+
+handler404 = "config.views.page_not_found"
+handler500 = "config.views.server_error"

@@ -1,0 +1,76 @@
+"""Site-wide views: the health check and the error pages."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db import connection
+from django.http import HttpRequest, JsonResponse
+from django.shortcuts import render
+from django.views.decorators.cache import never_cache
+
+from config.api import error_response
+
+logger = logging.getLogger("config")
+
+
+def _database() -> dict:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1")
+    return {"ok": True, "engine": connection.vendor}
+
+
+def _cache() -> dict:
+    key = f"healthz:{uuid.uuid4().hex}"
+    cache.set(key, "1", 10)
+    if cache.get(key) != "1":
+        raise RuntimeError("a value written was not read back")
+    cache.delete(key)
+    return {"ok": True, "backend": cache.__class__.__name__}
+
+
+def _broker() -> dict:
+    if settings.CELERY_TASK_ALWAYS_EAGER:
+        return {"ok": True, "mode": "inline (REDIS_URL not set)"}
+    from config.celery import app
+
+    with app.connection_for_write() as conn:
+        conn.ensure_connection(max_retries=1, timeout=3)
+    return {"ok": True, "mode": "redis"}
+
+
+CHECKS = {"database": _database, "cache": _cache, "broker": _broker}
+
+
+@never_cache
+def healthz(request: HttpRequest) -> JsonResponse:
+    """Report whether the database, the cache and the broker answer."""
+    report: dict[str, dict] = {}
+    for name, check in CHECKS.items():
+        try:
+            report[name] = check()
+        except Exception as exc:  # any failure means "down"; the reason is reported
+            logger.warning("healthz: %s is down: %s", name, exc)
+            report[name] = {"ok": False, "error": str(exc).strip().splitlines()[0][:300] if str(exc).strip() else type(exc).__name__}
+    down = [name for name, result in report.items() if not result["ok"]]
+    body = {"status": "ok" if not down else "unavailable", "down": down, "checks": report}
+    return JsonResponse(body, status=503 if down else 200)
+
+
+def _wants_json(request: HttpRequest) -> bool:
+    return request.path.startswith("/api/")
+
+
+def page_not_found(request: HttpRequest, exception=None):
+    if _wants_json(request):
+        return error_response(404, "Not found.")
+    return render(request, "404.html", {"path": request.path}, status=404)
+
+
+def server_error(request: HttpRequest):
+    if _wants_json(request):
+        return error_response(500, "The server hit an error; it has been logged.")
+    return render(request, "500.html", status=500)

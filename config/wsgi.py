@@ -1,0 +1,18 @@
+import os
+
+from django.core.wsgi import get_wsgi_application
+
+from config.startup import check_services, run_guarded
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+
+application = None
+
+
+def _load() -> None:
+    global application
+    application = get_wsgi_application()
+    check_services()
+
+
+run_guarded(_load)

@@ -1,0 +1,33 @@
+"""Co-authorship edges, kept current after each import batch."""
+
+from __future__ import annotations
+
+from django.db import models
+from django.db.models import F, Q
+
+from publications.models import Author
+
+
+class CoauthorEdge(models.Model):
+    """Two authors who wrote together; stored once per pair, lower id first."""
+
+    author_low = models.ForeignKey(Author, on_delete=models.CASCADE, related_name="+")
+    author_high = models.ForeignKey(Author, on_delete=models.CASCADE, related_name="+")
+    joint_works = models.PositiveIntegerField()
+    first_year = models.PositiveIntegerField(null=True, blank=True)
+    last_year = models.PositiveIntegerField(null=True, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["author_low", "author_high"], name="coauthor_edge_once"),
+            models.CheckConstraint(condition=Q(author_low__lt=F("author_high")), name="coauthor_edge_ordered"),
+            models.CheckConstraint(condition=Q(joint_works__gte=1), name="coauthor_edge_has_works"),
+        ]
+        indexes = [
+            models.Index(fields=["author_low", "-joint_works"], name="edge_low_strength_idx"),
+            models.Index(fields=["author_high", "-joint_works"], name="edge_high_strength_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.author_low_id} - {self.author_high_id} ({self.joint_works})"

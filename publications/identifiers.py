@@ -1,0 +1,116 @@
+"""Normalising external identifiers, titles and names (pure functions).
+
+Every identifier is stored in one canonical form so that the unique
+constraints and the merge keys compare like with like.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_DOI_PREFIXES = ("https://doi.org/", "http://doi.org/", "https://dx.doi.org/", "http://dx.doi.org/")
+_DOI_RE = re.compile(r"^10\.\d{4,9}/\S+$")
+_ARXIV_DOI_RE = re.compile(r"^10\.48550/arxiv\.(.+)$", re.IGNORECASE)
+_ARXIV_NEW_RE = re.compile(r"^(\d{4}\.\d{4,5})(v\d+)?$")
+_ARXIV_OLD_RE = re.compile(r"^([a-z][a-z\-]*(?:\.[A-Z]{2})?/\d{7})(v\d+)?$", re.IGNORECASE)
+_ARXIV_URL_RE = re.compile(r"arxiv\.org/(?:abs|pdf)/([^\s?#]+?)(?:\.pdf)?(?:[?#].*)?$", re.IGNORECASE)
+_OPENALEX_RE = re.compile(r"^(?:https?://openalex\.org/)?([WAISCTFPwaisctfp]\d+)$")
+_ORCID_RE = re.compile(r"^(\d{4}-\d{4}-\d{4}-\d{3}[\dX])$")
+
+
+def normalize_doi(value: str | None) -> str | None:
+    """Return a DOI lower-cased without its resolver prefix, or None."""
+    if not value:
+        return None
+    doi = value.strip()
+    lowered = doi.lower()
+    for prefix in _DOI_PREFIXES:
+        if lowered.startswith(prefix):
+            doi = doi[len(prefix) :]
+            break
+    if doi.lower().startswith("doi:"):
+        doi = doi[4:]
+    doi = doi.strip().lower()
+    return doi if _DOI_RE.match(doi) else None
+
+
+def normalize_arxiv_id(value: str | None) -> str | None:
+    """Return an arXiv id without version or URL (``2101.00001``, ``astro-ph/0601001``)."""
+    if not value:
+        return None
+    text = value.strip()
+    url_match = _ARXIV_URL_RE.search(text)
+    if url_match:
+        text = url_match.group(1)
+    doi_match = _ARXIV_DOI_RE.match(normalize_doi(text) or "")
+    if doi_match:
+        text = doi_match.group(1)
+    if text.lower().startswith("arxiv:"):
+        text = text[6:]
+    new = _ARXIV_NEW_RE.match(text)
+    if new:
+        return new.group(1)
+    old = _ARXIV_OLD_RE.match(text)
+    if old:
+        archive, number = old.group(1).split("/")
+        return f"{archive.lower()}/{number}"
+    return None
+
+
+def arxiv_id_from_doi(doi: str | None) -> str | None:
+    """Return the arXiv id carried by a ``10.48550/arxiv.*`` DOI, or None."""
+    normalized = normalize_doi(doi)
+    if not normalized:
+        return None
+    match = _ARXIV_DOI_RE.match(normalized)
+    return normalize_arxiv_id(match.group(1)) if match else None
+
+
+def normalize_openalex_id(value: str | None) -> str | None:
+    """Return a short OpenAlex id (``W2741809807``) from a URL or a bare id."""
+    if not value:
+        return None
+    match = _OPENALEX_RE.match(value.strip())
+    return match.group(1).upper() if match else None
+
+
+def normalize_orcid(value: str | None) -> str | None:
+    """Return a bare ORCID iD (``0000-0001-2345-678X``) if its checksum holds."""
+    if not value:
+        return None
+    text = value.strip().rsplit("/", 1)[-1].upper()
+    if not _ORCID_RE.match(text):
+        return None
+    digits = text.replace("-", "")
+    total = 0
+    for char in digits[:-1]:
+        total = (total + int(char)) * 2
+    check = (12 - total % 11) % 11
+    expected = "X" if check == 10 else str(check)
+    return text if digits[-1] == expected else None
+
+
+def fold(text: str) -> str:
+    """Lower-case, strip accents and collapse everything but letters and digits."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    stripped = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    return re.sub(r"[^0-9a-z]+", " ", stripped.lower()).strip()
+
+
+def normalize_title(title: str | None) -> str:
+    return fold(title or "")
+
+
+def normalize_name(name: str | None) -> str:
+    return fold(name or "")
+
+
+def surname(name: str | None) -> str:
+    """Best guess at the family name: the last word, or what precedes a comma."""
+    if not name:
+        return ""
+    if "," in name:
+        return fold(name.split(",", 1)[0])
+    words = fold(name).split()
+    return words[-1] if words else ""
