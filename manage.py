@@ -4,7 +4,14 @@ import sys
 
 # Commands that serve or process requests check their services first, so a
 # wrong DATABASE_URL or REDIS_URL is one line naming it rather than a traceback.
-SERVICE_COMMANDS = {"runserver", "migrate", "demo", "import_file", "import_openalex", "import_arxiv"}
+SERVICE_COMMANDS = {
+    "runserver",
+    "migrate",
+    "demo",
+    "import_file",
+    "import_openalex",
+    "import_arxiv",
+}
 
 
 def main() -> None:

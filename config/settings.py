@@ -135,9 +135,7 @@ ACCOUNT_UNIQUE_EMAIL = True
 ACCOUNT_PREVENT_ENUMERATION = True
 ORCID_CLIENT_ID = env.string("ORCID_CLIENT_ID")
 ORCID_CLIENT_SECRET = env.string("ORCID_CLIENT_SECRET")
-ORCID_BASE_DOMAIN = env.choice(
-    "ORCID_BASE_DOMAIN", "orcid.org", {"orcid.org", "sandbox.orcid.org"}
-)
+ORCID_BASE_DOMAIN = env.choice("ORCID_BASE_DOMAIN", "orcid.org", {"orcid.org", "sandbox.orcid.org"})
 SOCIALACCOUNT_PROVIDERS = {
     "orcid": {
         "BASE_DOMAIN": ORCID_BASE_DOMAIN,

@@ -37,7 +37,9 @@ def check_redis() -> None:
     try:
         redis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=3).ping()
     except redis.RedisError as exc:
-        raise StartupError(f"REDIS_URL: cannot reach Redis at {settings.REDIS_URL} ({exc})") from None
+        raise StartupError(
+            f"REDIS_URL: cannot reach Redis at {settings.REDIS_URL} ({exc})"
+        ) from None
 
 
 def check_services() -> None:

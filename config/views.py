@@ -54,7 +54,12 @@ def healthz(request: HttpRequest) -> JsonResponse:
             report[name] = check()
         except Exception as exc:  # any failure means "down"; the reason is reported
             logger.warning("healthz: %s is down: %s", name, exc)
-            report[name] = {"ok": False, "error": str(exc).strip().splitlines()[0][:300] if str(exc).strip() else type(exc).__name__}
+            report[name] = {
+                "ok": False,
+                "error": str(exc).strip().splitlines()[0][:300]
+                if str(exc).strip()
+                else type(exc).__name__,
+            }
     down = [name for name, result in report.items() if not result["ok"]]
     body = {"status": "ok" if not down else "unavailable", "down": down, "checks": report}
     return JsonResponse(body, status=503 if down else 200)

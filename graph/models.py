@@ -20,8 +20,12 @@ class CoauthorEdge(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["author_low", "author_high"], name="coauthor_edge_once"),
-            models.CheckConstraint(condition=Q(author_low__lt=F("author_high")), name="coauthor_edge_ordered"),
+            models.UniqueConstraint(
+                fields=["author_low", "author_high"], name="coauthor_edge_once"
+            ),
+            models.CheckConstraint(
+                condition=Q(author_low__lt=F("author_high")), name="coauthor_edge_ordered"
+            ),
             models.CheckConstraint(condition=Q(joint_works__gte=1), name="coauthor_edge_has_works"),
         ]
         indexes = [

@@ -31,7 +31,9 @@ class Profile(models.Model):
 
 class ClaimQuerySet(models.QuerySet):
     def active(self):
-        return self.filter(status__in=[Claim.Status.PENDING, Claim.Status.APPROVED, Claim.Status.DISPUTED])
+        return self.filter(
+            status__in=[Claim.Status.PENDING, Claim.Status.APPROVED, Claim.Status.DISPUTED]
+        )
 
 
 class Claim(models.Model):
@@ -47,9 +49,13 @@ class Claim(models.Model):
         EMAIL = "email", "Institutional email"
         EVIDENCE = "evidence", "Evidence reviewed by staff"
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="claims")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="claims"
+    )
     author = models.ForeignKey(Author, on_delete=models.CASCADE, related_name="claims")
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING, db_index=True)
+    status = models.CharField(
+        max_length=16, choices=Status.choices, default=Status.PENDING, db_index=True
+    )
     method = models.CharField(max_length=16, choices=Method.choices)
     evidence = models.TextField(blank=True)
     evidence_links = models.JSONField(default=list, blank=True)
@@ -69,7 +75,9 @@ class Claim(models.Model):
         ordering = ["-created_at"]
         constraints = [
             models.UniqueConstraint(
-                fields=["author"], condition=Q(status="approved"), name="claim_one_approved_per_author"
+                fields=["author"],
+                condition=Q(status="approved"),
+                name="claim_one_approved_per_author",
             ),
             models.UniqueConstraint(
                 fields=["user"], condition=Q(status="approved"), name="claim_one_approved_per_user"
@@ -81,7 +89,9 @@ class Claim(models.Model):
 
 
 class Follow(models.Model):
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="follows")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="follows"
+    )
     author = models.ForeignKey(Author, on_delete=models.CASCADE, related_name="follows")
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -122,8 +132,12 @@ class Notification(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notifications"
     )
     kind = models.CharField(max_length=16, choices=Kind.choices)
-    author = models.ForeignKey(Author, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
-    work = models.ForeignKey(Work, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    author = models.ForeignKey(
+        Author, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    work = models.ForeignKey(
+        Work, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
     text = models.CharField(max_length=300)
     created_at = models.DateTimeField(auto_now_add=True)
     read_at = models.DateTimeField(null=True, blank=True)
@@ -190,14 +204,20 @@ class Message(models.Model):
 
 
 class Block(models.Model):
-    blocker = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="blocks")
-    blocked = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    blocker = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="blocks"
+    )
+    blocked = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["blocker", "blocked"], name="block_once"),
-            models.CheckConstraint(condition=~Q(blocker=models.F("blocked")), name="block_not_self"),
+            models.CheckConstraint(
+                condition=~Q(blocker=models.F("blocked")), name="block_not_self"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -216,17 +236,29 @@ class Report(models.Model):
         UPHELD = "upheld", "Upheld"
         DISMISSED = "dismissed", "Dismissed"
 
-    reporter = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="reports")
+    reporter = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="reports"
+    )
     kind = models.CharField(max_length=16, choices=Kind.choices)
     reported_user = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
     )
-    invitation = models.ForeignKey(Invitation, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
-    message = models.ForeignKey(Message, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
-    author = models.ForeignKey(Author, null=True, blank=True, on_delete=models.CASCADE, related_name="reports")
-    work = models.ForeignKey(Work, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    invitation = models.ForeignKey(
+        Invitation, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    message = models.ForeignKey(
+        Message, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    author = models.ForeignKey(
+        Author, null=True, blank=True, on_delete=models.CASCADE, related_name="reports"
+    )
+    work = models.ForeignKey(
+        Work, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
     reason = models.TextField()
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.OPEN, db_index=True)
+    status = models.CharField(
+        max_length=16, choices=Status.choices, default=Status.OPEN, db_index=True
+    )
     handled_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )

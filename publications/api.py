@@ -40,8 +40,18 @@ class WorkSerializer(serializers.ModelSerializer):
     class Meta:
         model = Work
         fields = [
-            "id", "title", "url", "type", "publication_date", "publication_year", "venue",
-            "doi", "arxiv_id", "openalex_id", "cited_by_count", "authorships",
+            "id",
+            "title",
+            "url",
+            "type",
+            "publication_date",
+            "publication_year",
+            "venue",
+            "doi",
+            "arxiv_id",
+            "openalex_id",
+            "cited_by_count",
+            "authorships",
         ]
 
 

@@ -14,7 +14,9 @@ _DOI_RE = re.compile(r"^10\.\d{4,9}/\S+$")
 _ARXIV_DOI_RE = re.compile(r"^10\.48550/arxiv\.(.+)$", re.IGNORECASE)
 _ARXIV_NEW_RE = re.compile(r"^(\d{4}\.\d{4,5})(v\d+)?$")
 _ARXIV_OLD_RE = re.compile(r"^([a-z][a-z\-]*(?:\.[A-Z]{2})?/\d{7})(v\d+)?$", re.IGNORECASE)
-_ARXIV_URL_RE = re.compile(r"arxiv\.org/(?:abs|pdf)/([^\s?#]+?)(?:\.pdf)?(?:[?#].*)?$", re.IGNORECASE)
+_ARXIV_URL_RE = re.compile(
+    r"arxiv\.org/(?:abs|pdf)/([^\s?#]+?)(?:\.pdf)?(?:[?#].*)?$", re.IGNORECASE
+)
 _OPENALEX_RE = re.compile(r"^(?:https?://openalex\.org/)?([WAISCTFPwaisctfp]\d+)$")
 _ORCID_RE = re.compile(r"^(\d{4}-\d{4}-\d{4}-\d{3}[\dX])$")
 

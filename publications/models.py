@@ -104,7 +104,9 @@ class Funder(TimeStamped):
         constraints = [
             unique_where_present("openalex_id", "funder"),
             models.UniqueConstraint(
-                fields=["name"], condition=Q(openalex_id__isnull=True), name="funder_name_unique_without_id"
+                fields=["name"],
+                condition=Q(openalex_id__isnull=True),
+                name="funder_name_unique_without_id",
             ),
         ]
 
@@ -161,12 +163,12 @@ class Author(TimeStamped):
     def __str__(self) -> str:
         return self.display_name
 
+    def get_absolute_url(self) -> str:
+        return reverse("researchers:detail", kwargs={"pk": self.pk, "slug": self.slug})
+
     @property
     def slug(self) -> str:
         return slugify(self.display_name)[:80] or "author"
-
-    def get_absolute_url(self) -> str:
-        return reverse("researchers:detail", kwargs={"pk": self.pk, "slug": self.slug})
 
 
 class AuthorInstitution(models.Model):
@@ -177,8 +179,13 @@ class AuthorInstitution(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["author", "institution"], name="author_institution_once")
+            models.UniqueConstraint(
+                fields=["author", "institution"], name="author_institution_once"
+            )
         ]
+
+    def __str__(self) -> str:
+        return f"{self.author_id} at {self.institution_id}"
 
 
 class AuthorMetrics(models.Model):
@@ -283,7 +290,9 @@ class Work(TimeStamped):
             ),
         ]
         indexes = [
-            models.Index(fields=["normalized_title", "publication_year"], name="work_title_year_idx"),
+            models.Index(
+                fields=["normalized_title", "publication_year"], name="work_title_year_idx"
+            ),
             models.Index(fields=["-created_at"], name="work_recent_idx"),
             models.Index(fields=["-cited_by_count"], name="work_cited_idx"),
         ]
@@ -291,12 +300,12 @@ class Work(TimeStamped):
     def __str__(self) -> str:
         return self.title or f"Untitled work {self.pk}"
 
+    def get_absolute_url(self) -> str:
+        return reverse("works:detail", kwargs={"pk": self.pk, "slug": self.slug})
+
     @property
     def slug(self) -> str:
         return slugify(self.title)[:80] or "work"
-
-    def get_absolute_url(self) -> str:
-        return reverse("works:detail", kwargs={"pk": self.pk, "slug": self.slug})
 
 
 class Authorship(models.Model):
@@ -315,7 +324,8 @@ class Authorship(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["work", "author"], name="authorship_once_per_work"),
             models.CheckConstraint(
-                condition=Q(confidence__gte=0, confidence__lte=1), name="authorship_confidence_range"
+                condition=Q(confidence__gte=0, confidence__lte=1),
+                name="authorship_confidence_range",
             ),
         ]
         indexes = [models.Index(fields=["author", "work"], name="authorship_author_idx")]
@@ -334,6 +344,9 @@ class WorkTopic(models.Model):
     class Meta:
         constraints = [models.UniqueConstraint(fields=["work", "topic"], name="work_topic_once")]
         indexes = [models.Index(fields=["topic", "work"], name="worktopic_topic_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.work_id} in {self.topic_id} ({self.score:.2f})"
 
 
 class Grant(models.Model):
@@ -364,8 +377,13 @@ class WorkSimilarity(models.Model):
         verbose_name_plural = "work similarities"
         constraints = [
             models.UniqueConstraint(fields=["work", "similar"], name="similarity_once"),
-            models.CheckConstraint(condition=~Q(work=models.F("similar")), name="similarity_not_self"),
+            models.CheckConstraint(
+                condition=~Q(work=models.F("similar")), name="similarity_not_self"
+            ),
         ]
+
+    def __str__(self) -> str:
+        return f"{self.work_id} ~ {self.similar_id} ({self.score:.2f})"
 
 
 class SourceRecord(models.Model):
@@ -490,8 +508,12 @@ class MergeCandidate(models.Model):
         KEPT_APART = "kept_apart", "Kept apart"
 
     kind = models.CharField(max_length=8, choices=Kind.choices)
-    work_a = models.ForeignKey(Work, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
-    work_b = models.ForeignKey(Work, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    work_a = models.ForeignKey(
+        Work, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    work_b = models.ForeignKey(
+        Work, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
     author_a = models.ForeignKey(
         Author, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
     )
@@ -514,10 +536,20 @@ class MergeCandidate(models.Model):
         constraints = [
             models.CheckConstraint(
                 condition=(
-                    Q(kind="work", work_a__isnull=False, work_b__isnull=False,
-                      author_a__isnull=True, author_b__isnull=True)
-                    | Q(kind="author", author_a__isnull=False, author_b__isnull=False,
-                        work_a__isnull=True, work_b__isnull=True)
+                    Q(
+                        kind="work",
+                        work_a__isnull=False,
+                        work_b__isnull=False,
+                        author_a__isnull=True,
+                        author_b__isnull=True,
+                    )
+                    | Q(
+                        kind="author",
+                        author_a__isnull=False,
+                        author_b__isnull=False,
+                        work_a__isnull=True,
+                        work_b__isnull=True,
+                    )
                 ),
                 name="merge_candidate_one_pair",
             ),
@@ -528,7 +560,9 @@ class MergeCandidate(models.Model):
         ]
 
     def __str__(self) -> str:
-        left, right = (self.work_a, self.work_b) if self.kind == "work" else (self.author_a, self.author_b)
+        left, right = (
+            (self.work_a, self.work_b) if self.kind == "work" else (self.author_a, self.author_b)
+        )
         return f"{left} ~ {right}"
 
 
@@ -566,12 +600,24 @@ class LinkConstraint(models.Model):
         constraints = [
             models.CheckConstraint(
                 condition=(
-                    Q(author__isnull=False, work__isnull=False,
-                      other_author__isnull=True, other_work__isnull=True)
-                    | Q(author__isnull=False, other_author__isnull=False,
-                        work__isnull=True, other_work__isnull=True)
-                    | Q(work__isnull=False, other_work__isnull=False,
-                        author__isnull=True, other_author__isnull=True)
+                    Q(
+                        author__isnull=False,
+                        work__isnull=False,
+                        other_author__isnull=True,
+                        other_work__isnull=True,
+                    )
+                    | Q(
+                        author__isnull=False,
+                        other_author__isnull=False,
+                        work__isnull=True,
+                        other_work__isnull=True,
+                    )
+                    | Q(
+                        work__isnull=False,
+                        other_work__isnull=False,
+                        author__isnull=True,
+                        other_author__isnull=True,
+                    )
                 ),
                 name="link_constraint_one_pair",
             ),
@@ -593,7 +639,9 @@ class LinkConstraint(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.get_kind_display()}: {self.author or self.work} / {self.work or self.other_author or self.other_work}"
+        left = self.author or self.work
+        right = self.other_author or self.other_work or self.work
+        return f"{self.get_kind_display()}: {left} / {right}"
 
 
 class AuditEvent(models.Model):

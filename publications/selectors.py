@@ -29,7 +29,9 @@ def recent_authors(*, limit: int = 10) -> list[Author]:
 
 def author_works(author: Author) -> QuerySet[Work]:
     return works_with_authors(
-        Work.objects.visible().filter(authorships__author=author).order_by("-publication_date", "-id")
+        Work.objects.visible()
+        .filter(authorships__author=author)
+        .order_by("-publication_date", "-id")
     )
 
 

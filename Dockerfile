@@ -1,0 +1,57 @@
+# Scholar Pages: one image for the web server, the Celery worker and Celery beat.
+# The default command serves the site with gunicorn; docker-compose.yml gives
+# the worker and beat their own commands.
+
+FROM python:3.11-slim
+
+# WEB_CONCURRENCY is gunicorn's worker count (override it at run time).
+# DEBUG=false is the safe default: the image will not start without SECRET_KEY.
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    DJANGO_SETTINGS_MODULE=config.settings \
+    WEB_CONCURRENCY=3 \
+    DEBUG=false
+
+WORKDIR /app
+
+RUN groupadd --system app \
+    && useradd --system --gid app --home-dir /app --no-create-home --shell /usr/sbin/nologin app
+
+# Dependencies first so code changes do not reinstall them. The project
+# declares no packages of its own, so this installs only the dependencies.
+# README.md is optional here (the glob lets the COPY succeed without it).
+COPY pyproject.toml README.md* ./
+RUN pip install . \
+    && rm -rf build ./*.egg-info
+
+# The application code. Copied by name so a local .venv, var/ or .git in the
+# build context never ends up in the image.
+COPY manage.py ./
+COPY config ./config
+COPY publications ./publications
+COPY profiles ./profiles
+COPY graph ./graph
+COPY trust ./trust
+COPY templates ./templates
+COPY static ./static
+
+# Static files are collected into the image (served by WhiteNoise). The key is
+# a throwaway that exists only for this command; it is not kept in the image.
+RUN DEBUG=false SECRET_KEY=build-only-collectstatic-not-a-secret \
+    python manage.py collectstatic --noinput
+
+# var/ is the only place the app writes (e.g. the beat schedule file).
+RUN mkdir -p /app/var && chown app:app /app/var
+
+USER app
+
+EXPOSE 8000
+
+CMD ["gunicorn", "config.wsgi:application", \
+     "--bind", "0.0.0.0:8000", \
+     "--access-logfile", "-", \
+     "--error-logfile", "-", \
+     "--timeout", "60", \
+     "--worker-tmp-dir", "/dev/shm"]

@@ -1,0 +1,51 @@
+# `make run` serves the embedded site; `make test` runs the whole suite.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(VENV)/bin/pip
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: run test worker beat lint fmt migrate venv venv-dev clean
+
+$(VENV)/.base: pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP) install --quiet --upgrade pip
+	$(PIP) install --quiet -e .
+	touch $@
+
+$(VENV)/.dev: $(VENV)/.base pyproject.toml
+	$(PIP) install --quiet -e '.[dev]'
+	touch $@
+
+venv: $(VENV)/.base
+venv-dev: $(VENV)/.dev
+
+migrate: venv
+	$(PY) manage.py migrate --noinput
+
+run: migrate
+	$(PY) manage.py embedded_admin
+	@if $(PY) manage.py help demo >/dev/null 2>&1; then $(PY) manage.py demo; fi
+	$(PY) manage.py runserver $(HOST):$(PORT)
+
+test: venv-dev
+	$(VENV)/bin/pytest $(PYTEST_ARGS)
+
+worker: venv
+	$(VENV)/bin/celery -A config worker -Q imports,compute --loglevel=info
+
+beat: venv
+	$(VENV)/bin/celery -A config beat --loglevel=info
+
+lint: venv-dev
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(PY) manage.py makemigrations --check --dry-run
+
+fmt: venv-dev
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
+
+clean:
+	rm -rf $(VENV) var staticfiles

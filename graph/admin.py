@@ -1,0 +1,19 @@
+from django.contrib import admin
+
+from graph import models
+
+
+@admin.register(models.CoauthorEdge)
+class CoauthorEdgeAdmin(admin.ModelAdmin):
+    list_display = [
+        "author_low",
+        "author_high",
+        "joint_works",
+        "first_year",
+        "last_year",
+        "updated_at",
+    ]
+    list_filter = ["last_year"]
+    search_fields = ["author_low__display_name", "author_high__display_name"]
+    list_select_related = ["author_low", "author_high"]
+    raw_id_fields = ["author_low", "author_high"]

@@ -1,0 +1,34 @@
+"""Celery is set up for reliable work: JSON only, late acks, one task at a time."""
+
+from django.conf import settings
+
+from config.celery import app
+
+
+def test_only_json_is_accepted():
+    assert app.conf.task_serializer == "json"
+    assert list(app.conf.accept_content) == ["json"]
+
+
+def test_tasks_are_acknowledged_late_and_prefetched_one_at_a_time():
+    assert app.conf.task_acks_late is True
+    assert app.conf.task_reject_on_worker_lost is True
+    assert app.conf.worker_prefetch_multiplier == 1
+
+
+def test_tasks_have_time_limits():
+    assert app.conf.task_time_limit == settings.CELERY_TASK_TIME_LIMIT
+    assert 0 < app.conf.task_soft_time_limit < app.conf.task_time_limit
+
+
+def test_imports_and_compute_have_their_own_queues():
+    assert set(app.conf.task_queues) == {"imports", "compute"}
+    assert app.conf.task_default_queue == "compute"
+    assert app.conf.task_routes["publications.tasks.import_*"]["queue"] == "imports"
+
+
+def test_broker_follows_redis_url():
+    if settings.REDIS_URL:
+        assert app.conf.broker_url == settings.REDIS_URL
+    else:
+        assert settings.CELERY_TASK_ALWAYS_EAGER is True

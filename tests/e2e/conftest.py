@@ -1,0 +1,57 @@
+"""Playwright on the system Chromium against pytest-django's live server.
+
+Browser tests skip with a reason where no Chromium is installed, except when
+REQUIRE_BROWSER is set (CI), where a missing browser fails the run.
+"""
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+# Playwright's sync API runs an event loop in this thread; the ORM calls the
+# tests make between page actions (and the database flush after them) are still
+# plain synchronous calls. Subprocess tests drop this variable from their env.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
+
+
+def pytest_collection_modifyitems(config, items):
+    if Path(CHROMIUM).exists():
+        return
+    if os.environ.get("REQUIRE_BROWSER"):
+        raise pytest.UsageError(f"REQUIRE_BROWSER is set but no Chromium was found at {CHROMIUM}")
+    skip = pytest.mark.skip(reason=f"no Chromium at {CHROMIUM}: install Debian's chromium package")
+    for item in items:
+        if "e2e" in item.nodeid:
+            item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    return {**browser_type_launch_args, "executable_path": CHROMIUM, "args": CHROMIUM_FLAGS}
+
+
+@pytest.fixture
+def screenshot(page):
+    """Save a full-page screenshot under artifacts/screenshots/ and return its path."""
+
+    def take(name: str) -> Path:
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        path = SCREENSHOTS / f"{name}.png"
+        page.screenshot(path=str(path), full_page=True)
+        return path
+
+    return take
