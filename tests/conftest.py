@@ -1,3 +1,5 @@
+from pathlib import Path
+
 import pytest
 
 from config.celery import app as celery_app
@@ -21,3 +23,14 @@ def _fresh_cache():
 
     cache.clear()
     yield
+
+
+REAL_FIXTURES_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures" / "real"
+
+
+@pytest.fixture
+def real_fixtures() -> Path:
+    """The recorded OpenAlex and arXiv responses kept beside the project (../shared)."""
+    if not REAL_FIXTURES_DIR.is_dir():
+        pytest.skip(f"recorded responses not found at {REAL_FIXTURES_DIR} (../shared is absent)")
+    return REAL_FIXTURES_DIR
