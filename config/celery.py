@@ -7,6 +7,7 @@ fetching and ingesting records, ``compute`` for metrics, graphs and scores.
 import os
 
 from celery import Celery, signals
+from celery.schedules import crontab
 from django.conf import settings
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
@@ -27,9 +28,14 @@ app.conf.update(
     task_queues={"imports": {}, "compute": {}},
     task_routes={
         "publications.tasks.import_*": {"queue": "imports"},
-        "publications.tasks.refresh_*": {"queue": "imports"},
+        "profiles.tasks.refresh_tracked_authors": {"queue": "imports"},
     },
-    beat_schedule={},
+    beat_schedule={
+        "refresh-tracked-authors": {
+            "task": "profiles.tasks.refresh_tracked_authors",
+            "schedule": crontab(hour=2, minute=30),
+        },
+    },
     timezone="UTC",
 )
 app.autodiscover_tasks(lambda: settings.INSTALLED_APPS)

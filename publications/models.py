@@ -270,6 +270,8 @@ class Work(TimeStamped):
     cited_by_count = models.PositiveIntegerField(null=True, blank=True)
     counts_by_year = models.JSONField(default=list, blank=True)
     first_author_surname = models.CharField(max_length=200, blank=True)
+    # Which source each field's value came from: {"title": "openalex", "comments": "arxiv"}.
+    provenance = models.JSONField(default=dict, blank=True)
     merged_into = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="merged_from"
     )

@@ -1,0 +1,53 @@
+"""Periodic work on the people layer."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from celery import shared_task
+from django.utils import timezone
+
+from profiles.models import Follow, Profile
+from publications.imports import import_run_create
+from publications.models import Author, ImportRun, Source
+
+REFRESH_CHUNK = 50  # author ids per OpenAlex filter
+
+
+def tracked_openalex_ids() -> list[str]:
+    """OpenAlex ids of every claimed or followed author."""
+    claimed = Profile.objects.values("author_id")
+    followed = Follow.objects.values("author_id")
+    authors = Author.objects.visible().filter(openalex_id__isnull=False)
+    ids = authors.filter(pk__in=claimed).values_list("openalex_id", flat=True)
+    ids = ids.union(authors.filter(pk__in=followed).values_list("openalex_id", flat=True))
+    return sorted(ids)
+
+
+def _last_refresh_date():
+    last = (
+        ImportRun.objects.filter(kind=ImportRun.Kind.REFRESH, status=ImportRun.Status.SUCCEEDED)
+        .order_by("-started_at")
+        .values_list("started_at", flat=True)
+        .first()
+    )
+    return (last or timezone.now() - timedelta(days=1)).date()
+
+
+@shared_task(name="profiles.tasks.refresh_tracked_authors")
+def refresh_tracked_authors() -> list[int]:
+    """Nightly: fetch what changed since the last refresh for claimed and followed authors."""
+    ids = tracked_openalex_ids()
+    since = _last_refresh_date().isoformat()
+    runs = []
+    for start in range(0, len(ids), REFRESH_CHUNK):
+        run = import_run_create(
+            source=Source.OPENALEX,
+            kind=ImportRun.Kind.REFRESH,
+            parameters={
+                "author_ids": ids[start : start + REFRESH_CHUNK],
+                "from_updated_date": since,
+            },
+        )
+        runs.append(run.pk)
+    return runs

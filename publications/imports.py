@@ -1,0 +1,339 @@
+"""Import runs: asking for an import, and carrying one out page by page.
+
+A run pages through its source from the saved cursor, maps each payload (a
+payload that cannot be mapped becomes an ImportProblem and the page goes on)
+and writes each batch in one transaction together with the new cursor and
+counters, so a worker killed mid-run resumes where it stopped and writes
+nothing twice.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from publications.ingest import BatchResult, ingest_authors, ingest_institutions, ingest_works
+from publications.ingest.entities import upsert_topics, upsert_venues
+from publications.models import ImportProblem, ImportRun, Source
+from publications.records import MappingError, Page, SourceError
+
+logger = logging.getLogger("publications")
+
+KINDS = {
+    Source.OPENALEX: {"author", "orcid", "dois", "filter", "refresh"},
+    Source.ARXIV: {"query", "ids", "category"},
+}
+COUNTERS = ("created", "updated", "unchanged", "problems")
+FINISHED = {ImportRun.Status.SUCCEEDED, ImportRun.Status.CANCELLED}
+
+
+class RunCancelled(Exception):
+    pass
+
+
+def _require(parameters: dict, *names: str) -> None:
+    for name in names:
+        if not parameters.get(name):
+            raise ValidationError({"parameters": f"'{name}' is required for this kind of import."})
+
+
+def _validate(source: str, kind: str, parameters: dict) -> None:
+    if kind == ImportRun.Kind.FILE:
+        _require(parameters, "paths")
+        missing = [p for p in parameters["paths"] if not Path(p).exists()]
+        if missing:
+            raise ValidationError({"parameters": f"No such file: {', '.join(missing)}"})
+        return
+    if kind not in KINDS.get(source, set()):
+        allowed = ", ".join(sorted(KINDS.get(source, set()))) or "none"
+        raise ValidationError({"kind": f"{source} imports take one of: {allowed}."})
+    required = {
+        "author": ("id",), "orcid": ("orcid",), "dois": ("dois",), "filter": ("filter",),
+        "refresh": ("author_ids",), "query": ("query",), "ids": ("ids",),
+        "category": ("category", "from", "to"),
+    }  # fmt: skip
+    _require(parameters, *required[kind])
+
+
+def import_run_create(
+    *, source: str, kind: str, parameters: dict, requested_by=None, queue: bool = True
+) -> ImportRun:
+    """Record an import and queue it once the transaction commits."""
+    _validate(source, kind, parameters)
+    run = ImportRun.objects.create(
+        source=source, kind=kind, parameters=parameters, requested_by=requested_by
+    )
+    if queue:
+        import_run_queue(run=run)
+    return run
+
+
+def import_run_queue(*, run: ImportRun) -> None:
+    from publications import tasks
+
+    transaction.on_commit(lambda: tasks.import_run.delay(run.pk))
+
+
+# Carrying a run out ----------------------------------------------------------
+
+
+@dataclass
+class Position:
+    """Where a run stands: the cursor that fetches the current page, and how much of it is done."""
+
+    at: object = None
+    done: int = 0
+
+    @classmethod
+    def load(cls, cursor) -> Position:
+        if isinstance(cursor, dict):
+            return cls(cursor.get("at"), int(cursor.get("done", 0)))
+        return cls()
+
+    def dump(self) -> dict:
+        return {"at": self.at, "done": self.done}
+
+
+def _pager(run: ImportRun) -> Callable[[object], Iterator[Page | SourceError]]:
+    if run.kind == ImportRun.Kind.FILE:
+        return lambda at: _file_pages(run.parameters["paths"], int(at or 0))
+    if run.source == Source.OPENALEX:
+        from publications.sources import openalex as module
+    else:
+        from publications.sources import arxiv as module
+    return lambda at: module.pages(run.kind, run.parameters, cursor=at)
+
+
+def _file_pages(paths: list[str], skip: int) -> Iterator[Page | SourceError]:
+    """Pages from recorded files, numbered across files so a run can resume at one."""
+    from publications.sources import files
+
+    index = 0
+    for path in paths:
+        for item in files.read_file(Path(path)):
+            if isinstance(item, SourceError):
+                yield item
+                continue
+            for chunk in _chunks(item):
+                index += 1
+                if index > skip:
+                    chunk.next_cursor = index
+                    yield chunk
+
+
+def _chunks(page: Page) -> Iterator[Page]:
+    size = settings.IMPORT_BATCH_SIZE
+    for start in range(0, max(len(page.payloads), 1), size):
+        yield Page(page.entity, page.payloads[start : start + size], page.next_cursor, page.total)
+
+
+def import_run_execute(*, run_id: int) -> ImportRun:
+    """Carry out (or resume) a run until its source is exhausted or it is cancelled."""
+    run = ImportRun.objects.get(pk=run_id)
+    if run.status in FINISHED:
+        return run
+    run.status = ImportRun.Status.RUNNING
+    run.started_at = run.started_at or timezone.now()
+    run.error = ""
+    run.save(update_fields=["status", "started_at", "error"])
+    position = Position.load(run.cursor)
+    try:
+        for item in _pager(run)(position.at):
+            if isinstance(item, SourceError):
+                _record_source_error(run, item)
+                continue
+            position = _ingest_page(run, item, position)
+        _finish(run, ImportRun.Status.SUCCEEDED)
+    except RunCancelled:
+        pass
+    except SourceError as exc:
+        _record_source_error(run, exc)
+        _finish(run, ImportRun.Status.FAILED, str(exc))
+    return run
+
+
+def _ingest_page(run: ImportRun, page: Page, position: Position) -> Position:
+    """Write a page in batches; each batch commits with the position after it."""
+    size = settings.IMPORT_BATCH_SIZE
+    payloads = page.payloads
+    start = position.done
+    while start < len(payloads):
+        _stop_if_cancelled(run)
+        batch = payloads[start : start + size]
+        start += len(batch)
+        done = start < len(payloads)
+        after = Position(position.at, start) if done else Position(page.next_cursor, 0)
+        _write_batch(run, page.entity, batch, after, page.total)
+    if not payloads:
+        position = Position(page.next_cursor, 0)
+        ImportRun.objects.filter(pk=run.pk).update(cursor=position.dump())
+        return position
+    return Position(page.next_cursor, 0)
+
+
+def _stop_if_cancelled(run: ImportRun) -> None:
+    status = ImportRun.objects.filter(pk=run.pk).values_list("status", flat=True).first()
+    if status == ImportRun.Status.CANCELLED:
+        run.status = status
+        raise RunCancelled
+
+
+def _write_batch(run: ImportRun, entity: str, payloads: list[dict], after: Position, total):
+    with transaction.atomic():
+        mapped, problems = _map_all(run, entity, payloads)
+        result = _ingest_isolating_bad_records(run, entity, mapped, problems)
+        _advance(run, result, len(payloads), len(problems), after, total)
+        ImportProblem.objects.bulk_create(problems)
+        if result.author_ids:
+            _queue_follow_up(sorted(result.author_ids))
+
+
+def _advance(run, result: BatchResult, count: int, problems: int, after: Position, total) -> None:
+    counters = {key: run.counters.get(key, 0) for key in COUNTERS}
+    counters["created"] += result.created
+    counters["updated"] += result.updated
+    counters["unchanged"] += result.unchanged
+    counters["problems"] += problems
+    run.counters = counters
+    run.processed += count
+    run.cursor = after.dump()
+    if total is not None:
+        run.total = total
+    run.save(update_fields=["counters", "processed", "cursor", "total"])
+
+
+def _queue_follow_up(author_ids: list[int]) -> None:
+    from publications import tasks
+
+    transaction.on_commit(lambda: tasks.refresh_author_metrics.delay(author_ids))
+
+
+def _finish(run: ImportRun, status: str, error: str = "") -> None:
+    run.status = status
+    run.error = error
+    run.finished_at = timezone.now()
+    run.save(update_fields=["status", "error", "finished_at"])
+
+
+# Mapping and quarantine ------------------------------------------------------
+
+
+def _mapper(entity: str):
+    from publications.sources import arxiv, openalex
+
+    return {
+        "work": openalex.map_work,
+        "arxiv": arxiv.map_entry,
+        "author": openalex.map_author,
+        "institution": openalex.map_institution,
+        "topic": openalex.map_topic,
+        "concept": openalex.map_topic,
+        "venue": openalex.map_venue,
+    }.get(entity)
+
+
+def _external_id(payload) -> str:
+    if isinstance(payload, dict):
+        return str(payload.get("id") or payload.get("arxiv_id") or "")[:255]
+    return ""
+
+
+def _problem(run: ImportRun, payload, error: str) -> ImportProblem:
+    source = Source.ARXIV if run.source == Source.ARXIV else Source.OPENALEX
+    if isinstance(payload, dict) and "arxiv_id" in payload:
+        source = Source.ARXIV
+    return ImportProblem(
+        run=run,
+        source=source,
+        external_id=_external_id(payload),
+        payload=payload if isinstance(payload, (dict, list)) else None,
+        raw_payload="" if isinstance(payload, (dict, list)) else str(payload)[:100_000],
+        error=error,
+    )
+
+
+def _map_all(run: ImportRun, entity: str, payloads: list):
+    mapper = _mapper(entity)
+    mapped, problems = [], []
+    for payload in payloads:
+        if mapper is None:
+            problems.append(_problem(run, payload, f"Records of kind '{entity}' are not imported."))
+            continue
+        try:
+            mapped.append((payload, mapper(payload)))
+        except MappingError as exc:
+            problems.append(_problem(run, payload, str(exc)))
+        except Exception as exc:  # a payload shaped unlike anything seen: keep it for staff
+            logger.exception("Unexpected error mapping a %s record", entity)
+            problems.append(_problem(run, payload, f"Could not read this record: {exc!r}"))
+    return mapped, problems
+
+
+def _ingest(run: ImportRun, entity: str, mapped: list) -> BatchResult:
+    if entity in {"work", "arxiv"}:
+        return ingest_works(mapped, run=run)
+    if entity == "author":
+        return ingest_authors(mapped, run=run)
+    if entity == "institution":
+        return ingest_institutions(mapped)
+    result = BatchResult()
+    if entity in {"topic", "concept"}:
+        result.updated = len(upsert_topics(ref for _, ref in mapped))
+    elif entity == "venue":
+        result.updated = len(upsert_venues(ref for _, ref in mapped))
+    return result
+
+
+def _ingest_isolating_bad_records(run, entity, mapped, problems) -> BatchResult:
+    """Write the batch; if it fails, write record by record and quarantine the ones that fail."""
+    try:
+        with transaction.atomic():
+            return _ingest(run, entity, mapped)
+    except Exception:
+        logger.warning("A batch of run %s failed; retrying its records one by one", run.pk)
+    total = BatchResult()
+    for payload, record in mapped:
+        try:
+            with transaction.atomic():
+                total.add(_ingest(run, entity, [(payload, record)]))
+        except Exception as exc:
+            logger.exception(
+                "Record %s of run %s could not be written", _external_id(payload), run.pk
+            )
+            problems.append(_problem(run, payload, f"Could not be written: {exc}"))
+    return total
+
+
+def _record_source_error(run: ImportRun, error: SourceError) -> None:
+    status = f" (HTTP {error.status})" if error.status else ""
+    ImportProblem.objects.create(
+        run=run,
+        source=run.source if run.source in {Source.OPENALEX, Source.ARXIV} else Source.OPENALEX,
+        raw_payload=error.body[:100_000],
+        error=f"{error}{status}",
+    )
+    run.counters = {**{k: run.counters.get(k, 0) for k in COUNTERS}}
+    run.counters["problems"] += 1
+    run.save(update_fields=["counters"])
+
+
+def import_run_cancel(*, run: ImportRun) -> None:
+    if run.status in {ImportRun.Status.QUEUED, ImportRun.Status.RUNNING}:
+        _finish(run, ImportRun.Status.CANCELLED, "Cancelled by staff.")
+
+
+def import_run_retry(*, run: ImportRun) -> ImportRun:
+    """Queue a failed or cancelled run again; it resumes from its saved cursor."""
+    run.status = ImportRun.Status.QUEUED
+    run.finished_at = None
+    run.error = ""
+    run.save(update_fields=["status", "finished_at", "error"])
+    import_run_queue(run=run)
+    return run

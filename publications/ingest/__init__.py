@@ -1,0 +1,7 @@
+"""Records -> database: upsert, deduplicate, resolve authors, keep provenance."""
+
+from publications.ingest.authors_entity import ingest_authors, ingest_institutions
+from publications.ingest.hashing import content_hash
+from publications.ingest.works import BatchResult, ingest_works
+
+__all__ = ["BatchResult", "content_hash", "ingest_authors", "ingest_institutions", "ingest_works"]

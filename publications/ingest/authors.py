@@ -1,0 +1,262 @@
+"""Resolving the authors a batch of works names to Author rows (DESIGN: identity resolution).
+
+Authors with an OpenAlex id or ORCID are found or created by those keys in bulk.
+A bare name (arXiv, or OpenAlex without an author id) is matched, in order, to
+the author at the same position of the already merged work, then to an
+existing author of the same name who shares a co-author or a topic with the
+work, else a new author is created and, when a namesake exists, a
+MergeCandidate is raised for staff.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from publications.identifiers import normalize_name, surname
+from publications.models import Author, Authorship, MergeCandidate
+from publications.records import AuthorRef, WorkRecord
+
+CONFIDENCE_ID = 1.0
+CONFIDENCE_POSITION = 0.9
+CONFIDENCE_SHARED_EVIDENCE = 0.75
+CONFIDENCE_NEW_NAME = 0.6
+
+
+@dataclass(slots=True)
+class Resolved:
+    author: Author
+    confidence: float
+
+
+@dataclass(slots=True)
+class Item:
+    """One work of the batch: its row (saved), its record and its current authorships."""
+
+    work_id: int
+    record: WorkRecord
+    existing: list[Authorship]
+
+
+class Constraints:
+    """The link decisions later imports obey, loaded once per batch."""
+
+    def __init__(self, cannot: set[tuple[int, int]], must: dict[int, set[int]]):
+        self.cannot = cannot  # (author_id, work_id)
+        self.must = must  # work_id -> author ids
+
+    def forbids(self, author_id: int, work_id: int) -> bool:
+        return (author_id, work_id) in self.cannot
+
+
+def _follow_merges(authors: dict[str, Author]) -> dict[str, Author]:
+    target_ids = {a.merged_into_id for a in authors.values() if a.merged_into_id}
+    if not target_ids:
+        return authors
+    targets = Author.objects.in_bulk(target_ids)
+    return {
+        k: targets.get(a.merged_into_id, a) if a.merged_into_id else a for k, a in authors.items()
+    }
+
+
+def _new_author(ref: AuthorRef) -> Author:
+    name = ref.name or ref.raw_name or "Unknown author"
+    return Author(
+        display_name=name[:300],
+        normalized_name=normalize_name(name)[:300],
+        openalex_id=ref.openalex_id,
+        orcid=ref.orcid,
+    )
+
+
+class AuthorResolver:
+    def __init__(self, constraints: Constraints):
+        self.constraints = constraints
+        self.merge_candidates: list[MergeCandidate] = []
+        # Authors created from a bare name in this batch, with the co-author names and
+        # topics of the work that introduced them, so a second work can share evidence.
+        self._fresh: dict[str, list[tuple[Author, set[str]]]] = defaultdict(list)
+
+    def resolve(self, items: list[Item]) -> dict[tuple[int, int], Resolved]:
+        """Return the author of every (work id, position) named in ``items``."""
+        result: dict[tuple[int, int], Resolved] = {}
+        by_id = self._resolve_identified(items)
+        pending: list[tuple[Item, AuthorRef]] = []
+        for item in items:
+            for ref in item.record.authors:
+                author = by_id.get(ref.openalex_id or "") or by_id.get(f"orcid:{ref.orcid}")
+                if author and not self.constraints.forbids(author.pk, item.work_id):
+                    result[(item.work_id, ref.position)] = Resolved(author, CONFIDENCE_ID)
+                elif author is None:
+                    pending.append((item, ref))
+                else:
+                    pending.append((item, AuthorRef(ref.position, ref.name, ref.raw_name)))
+        if pending:
+            self._resolve_names(pending, result)
+        return result
+
+    # Authors with ids ---------------------------------------------------------
+
+    def _resolve_identified(self, items: list[Item]) -> dict[str, Author]:
+        refs = [r for item in items for r in item.record.authors if r.openalex_id or r.orcid]
+        if not refs:
+            return {}
+        found = self._read_identified(refs)
+        missing = {}
+        for ref in refs:
+            if not self._lookup(found, ref):
+                missing[ref.openalex_id or f"orcid:{ref.orcid}"] = ref
+        if missing:
+            Author.objects.bulk_create(
+                [_new_author(r) for r in missing.values()], ignore_conflicts=True
+            )
+            found = self._read_identified(refs)
+        self._fill_blanks(found, refs)
+        return found
+
+    @staticmethod
+    def _lookup(found: dict[str, Author], ref: AuthorRef) -> Author | None:
+        return found.get(ref.openalex_id or "") or found.get(f"orcid:{ref.orcid}")
+
+    @staticmethod
+    def _read_identified(refs: list[AuthorRef]) -> dict[str, Author]:
+        openalex_ids = {r.openalex_id for r in refs if r.openalex_id}
+        orcids = {r.orcid for r in refs if r.orcid}
+        found: dict[str, Author] = {}
+        if openalex_ids:
+            for author in Author.objects.filter(openalex_id__in=openalex_ids):
+                found[author.openalex_id] = author
+        if orcids:
+            for author in Author.objects.filter(orcid__in=orcids):
+                found[f"orcid:{author.orcid}"] = author
+        # An id we have never seen may still belong to a known person through the ORCID.
+        for ref in refs:
+            if ref.openalex_id and ref.openalex_id not in found and f"orcid:{ref.orcid}" in found:
+                found[ref.openalex_id] = found[f"orcid:{ref.orcid}"]
+        return _follow_merges(found)
+
+    @staticmethod
+    def _fill_blanks(found: dict[str, Author], refs: list[AuthorRef]) -> None:
+        taken = {a.orcid for a in found.values() if a.orcid}
+        changed = {}
+        for ref in refs:
+            author = found.get(ref.openalex_id or "")
+            if author and ref.orcid and not author.orcid and ref.orcid not in taken:
+                author.orcid = ref.orcid
+                taken.add(ref.orcid)
+                changed[author.pk] = author
+        if changed:
+            Author.objects.bulk_update(list(changed.values()), ["orcid"])
+
+    # Bare names ---------------------------------------------------------------
+
+    def _resolve_names(self, pending, result) -> None:
+        unmatched = []
+        for item, ref in pending:
+            author = self._match_position(item, ref)
+            if author:
+                result[(item.work_id, ref.position)] = Resolved(author, CONFIDENCE_POSITION)
+            else:
+                unmatched.append((item, ref))
+        if not unmatched:
+            return
+        names = {normalize_name(ref.name) for _, ref in unmatched}
+        namesakes: dict[str, list[Author]] = defaultdict(list)
+        for author in Author.objects.visible().filter(normalized_name__in=names):
+            namesakes[author.normalized_name].append(author)
+        evidence = self._shared_evidence(unmatched, namesakes, result)
+        for item, ref in unmatched:
+            result[(item.work_id, ref.position)] = self._match_name(item, ref, namesakes, evidence)
+
+    def _match_position(self, item: Item, ref: AuthorRef) -> Author | None:
+        wanted = surname(ref.name)
+        candidates = [a for a in item.existing if a.position == ref.position]
+        candidates += [a for a in item.existing if a.position != ref.position]
+        for authorship in candidates:
+            author = authorship.author
+            same = normalize_name(author.display_name) == normalize_name(ref.name)
+            if (
+                same
+                or (authorship.position == ref.position and surname(author.display_name) == wanted)
+            ) and not self.constraints.forbids(author.pk, item.work_id):
+                return author
+        return None
+
+    @staticmethod
+    def _shared_evidence(unmatched, namesakes, result) -> set[tuple[int, int]]:
+        """(candidate id, work id) pairs where the candidate shares a co-author or a topic."""
+        candidate_ids = {a.pk for group in namesakes.values() for a in group}
+        if not candidate_ids:
+            return set()
+        coauthors: dict[int, set[int]] = defaultdict(set)
+        topic_keys: dict[int, set[str]] = defaultdict(set)
+        for work_id, position in result:
+            coauthors[work_id].add(result[(work_id, position)].author.pk)
+        for item, _ in unmatched:
+            topic_keys[item.work_id] = {t.key for t in item.record.topics}
+        known_coauthors = {a for ids in coauthors.values() for a in ids}
+        known_topics = {k for keys in topic_keys.values() for k in keys}
+        pairs = (
+            set(
+                Authorship.objects.filter(
+                    author_id__in=candidate_ids, work__authorships__author_id__in=known_coauthors
+                ).values_list("author_id", "work__authorships__author_id")
+            )
+            if known_coauthors
+            else set()
+        )
+        topics = (
+            set(
+                Authorship.objects.filter(
+                    author_id__in=candidate_ids, work__work_topics__topic__key__in=known_topics
+                ).values_list("author_id", "work__work_topics__topic__key")
+            )
+            if known_topics
+            else set()
+        )
+        evidence = set()
+        for item, _ in unmatched:
+            for candidate in candidate_ids:
+                shares_person = any(
+                    (candidate, c) in pairs for c in coauthors[item.work_id] if c != candidate
+                )
+                shares_topic = any((candidate, k) in topics for k in topic_keys[item.work_id])
+                if shares_person or shares_topic:
+                    evidence.add((candidate, item.work_id))
+        return evidence
+
+    def _match_name(self, item: Item, ref: AuthorRef, namesakes, evidence) -> Resolved:
+        group = [
+            a
+            for a in namesakes.get(normalize_name(ref.name), [])
+            if not self.constraints.forbids(a.pk, item.work_id)
+        ]
+        supported = [a for a in group if (a.pk, item.work_id) in evidence]
+        if supported:
+            return Resolved(supported[0], CONFIDENCE_SHARED_EVIDENCE)
+        name = normalize_name(ref.name)
+        context = _work_context(item.record, ref)
+        for fresh, seen in self._fresh[name]:
+            if seen & context:
+                seen |= context
+                return Resolved(fresh, CONFIDENCE_SHARED_EVIDENCE)
+        author = _new_author(AuthorRef(ref.position, ref.name, ref.raw_name))
+        author.save()
+        self._fresh[name].append((author, context))
+        for other in group:
+            self.merge_candidates.append(
+                MergeCandidate(
+                    kind=MergeCandidate.Kind.AUTHOR,
+                    author_a=other,
+                    author_b=author,
+                    reason="Same name, but no shared co-author or topic yet",
+                    score=0.5,
+                )
+            )
+        return Resolved(author, CONFIDENCE_NEW_NAME)
+
+
+def _work_context(record: WorkRecord, ref: AuthorRef) -> set[str]:
+    """What a bare-named author on this work is known by: co-author names and topics."""
+    names = {f"name:{normalize_name(r.name)}" for r in record.authors if r.position != ref.position}
+    return names | {f"topic:{t.key}" for t in record.topics}

@@ -1,0 +1,119 @@
+"""Writing author entities (an OpenAlex author record) and institution entities."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.utils import timezone
+
+from publications.identifiers import normalize_name
+from publications.ingest import entities
+from publications.ingest.hashing import content_hash
+from publications.ingest.works import BatchResult
+from publications.models import Author, AuthorInstitution, SourceRecord
+from publications.records import AuthorRecord, InstitutionRef
+
+AUTHOR_FIELDS = ["display_name", "normalized_name", "alternative_names", "orcid", "is_deleted"]
+
+
+def _existing_authors(records: list[AuthorRecord]) -> dict[str, Author]:
+    ids = {r.openalex_id for r in records if r.openalex_id}
+    orcids = {r.orcid for r in records if r.orcid}
+    found = {}
+    for author in Author.objects.filter(openalex_id__in=ids):
+        found[author.openalex_id] = author
+    for author in Author.objects.filter(orcid__in=orcids):
+        found.setdefault(f"orcid:{author.orcid}", author)
+    return found
+
+
+def _apply(author: Author, record: AuthorRecord, orcid_free: bool) -> None:
+    if not author.display_name or not record.is_deleted:
+        author.display_name = record.display_name[:300]
+        author.normalized_name = normalize_name(record.display_name)[:300]
+    author.alternative_names = record.alternative_names[:50]
+    if record.openalex_id and not author.openalex_id:
+        author.openalex_id = record.openalex_id
+    if record.orcid and not author.orcid and orcid_free:
+        author.orcid = record.orcid
+    author.is_deleted = record.is_deleted
+
+
+def ingest_authors(
+    items: list[tuple[dict, AuthorRecord]], *, run=None, fetched_at: datetime | None = None
+) -> BatchResult:
+    """Write one batch of mapped author records (call inside a transaction)."""
+    result = BatchResult()
+    fetched_at = fetched_at or timezone.now()
+    sources = {(r.source, r.external_id): (p, r) for p, r in items}
+    rows = {
+        (row.source, row.external_id): row
+        for row in SourceRecord.objects.filter(
+            entity=SourceRecord.Entity.AUTHOR,
+            external_id__in=[key[1] for key in sources],
+        )
+    }
+    changed = []
+    for key, (payload, record) in sources.items():
+        row = rows.get(key)
+        digest = content_hash(payload)
+        if row and row.content_hash == digest and row.author_id:
+            result.unchanged += 1
+        else:
+            changed.append((payload, record, digest, row))
+    if not changed:
+        return result
+    found = _existing_authors([r for _, r, _, _ in changed])
+    taken = set(Author.objects.filter(orcid__in=[r.orcid for _, r, _, _ in changed if r.orcid])
+                .values_list("orcid", flat=True))  # fmt: skip
+    institutions = entities.upsert_institutions(
+        [i for _, r, _, _ in changed for i in r.last_known_institutions]
+        + [a.institution for _, r, _, _ in changed for a in r.affiliations]
+    )
+    for payload, record, digest, row in changed:
+        author = found.get(record.openalex_id or "") or found.get(f"orcid:{record.orcid}")
+        created = author is None
+        author = author or Author()
+        if author.merged_into_id:
+            author = Author.objects.get(pk=author.merged_into_id)
+        _apply(author, record, orcid_free=record.orcid not in taken)
+        author.save()
+        _write_affiliations(author, record, institutions)
+        result.created += created
+        result.updated += not created
+        result.author_ids.add(author.pk)
+        row = row or SourceRecord(
+            source=record.source, entity=SourceRecord.Entity.AUTHOR, external_id=record.external_id
+        )
+        row.payload, row.content_hash, row.fetched_at = payload, digest, fetched_at
+        row.author, row.import_run = author, run
+        row.save()
+    return result
+
+
+def _write_affiliations(author: Author, record: AuthorRecord, institutions) -> None:
+    def lookup(ref: InstitutionRef):
+        return institutions.get(entities.institution_key(ref))
+
+    current = next(filter(None, map(lookup, record.last_known_institutions)), None)
+    if current and author.last_known_institution_id != current.pk:
+        author.last_known_institution = current
+        author.save(update_fields=["last_known_institution"])
+    for affiliation in record.affiliations:
+        institution = lookup(affiliation.institution)
+        if institution:
+            AuthorInstitution.objects.update_or_create(
+                author=author,
+                institution=institution,
+                defaults={"years": sorted(set(affiliation.years), reverse=True)},
+            )
+    if current:
+        AuthorInstitution.objects.get_or_create(author=author, institution=current)
+
+
+def ingest_institutions(items: list[tuple[dict, InstitutionRef]]) -> BatchResult:
+    """Institution entities bring what authorships lack: the homepage, for email claims."""
+    result = BatchResult()
+    found = entities.upsert_institutions(ref for _, ref in items)
+    result.updated = len(found)
+    return result

@@ -1,0 +1,115 @@
+"""Which source's value a work keeps when OpenAlex and arXiv both describe it.
+
+Each source is trusted for what it knows best: OpenAlex for bibliographic
+metadata and counts, arXiv for the preprint itself (its abstract as the authors
+wrote it, categories, comments). Otherwise a value only fills a blank, and a
+source may always update a value it set itself. ``Work.provenance`` records
+which source set each field, so pages can say where a fact came from.
+"""
+
+from __future__ import annotations
+
+from publications.identifiers import normalize_title, surname
+from publications.models import Work
+from publications.records import WorkRecord
+
+# Work field -> WorkRecord attribute.
+FIELDS = {
+    "title": "title",
+    "abstract": "abstract",
+    "type": "type",
+    "language": "language",
+    "publication_date": "publication_date",
+    "publication_year": "publication_year",
+    "source_created_date": "created_date",
+    "source_updated_at": "updated_at",
+    "journal_ref": "journal_ref",
+    "doi": "doi",
+    "arxiv_id": "arxiv_id",
+    "openalex_id": "openalex_id",
+    "pmid": "pmid",
+    "arxiv_primary_category": "arxiv_primary_category",
+    "comments": "comments",
+    "code_url": "code_url",
+    "pdf_url": "pdf_url",
+    "landing_url": "landing_url",
+    "license": "license",
+    "is_open_access": "is_open_access",
+    "is_retracted": "is_retracted",
+    "cited_by_count": "cited_by_count",
+    "counts_by_year": "counts_by_year",
+}
+
+TRUSTED = {
+    "openalex": {
+        "title", "type", "language", "publication_date", "publication_year",
+        "source_created_date", "doi", "openalex_id", "pmid", "license", "is_open_access",
+        "is_retracted", "cited_by_count", "counts_by_year", "landing_url", "venue",
+    },
+    "arxiv": {"abstract", "arxiv_id", "arxiv_primary_category", "comments", "journal_ref"},
+}  # fmt: skip
+
+ARXIV_DOI_PREFIX = "10.48550/arxiv."
+LIMITS = {f.name: f.max_length for f in Work._meta.get_fields() if getattr(f, "max_length", None)}
+
+
+def _empty(value) -> bool:
+    return value is None or value == "" or value == [] or value == {}
+
+
+def _clip(field: str, value):
+    limit = LIMITS.get(field)
+    if limit and isinstance(value, str) and field not in {"title", "abstract", "comments"}:
+        return value[:limit]
+    return value
+
+
+def _may_set(work: Work, field: str, source: str, new) -> bool:
+    current = getattr(work, field)
+    if _empty(new) or current == new:
+        return False
+    if field == "doi" and current and new.startswith(ARXIV_DOI_PREFIX):
+        return False  # a journal DOI is never replaced by the preprint's DataCite DOI
+    if field == "doi" and current and current.startswith(ARXIV_DOI_PREFIX):
+        return True
+    if _empty(current) or field in TRUSTED.get(source, ()):
+        return True
+    return work.provenance.get(field) == source
+
+
+def apply_record(work: Work, record: WorkRecord) -> bool:
+    """Copy the record's values onto ``work`` as the rules above allow; True if anything changed."""
+    changed = False
+    for field, attr in FIELDS.items():
+        new = _clip(field, getattr(record, attr))
+        if _may_set(work, field, record.source, new):
+            setattr(work, field, new)
+            work.provenance[field] = record.source
+            changed = True
+    if changed:
+        work.normalized_title = normalize_title(work.title)[:500]
+    if record.authors and (not work.first_author_surname or record.source == "openalex"):
+        first = surname(record.authors[0].name)[:200]
+        if first != work.first_author_surname:
+            work.first_author_surname = first
+            changed = True
+    return changed
+
+
+def apply_venue(work: Work, venue_id: int | None, source: str) -> bool:
+    if venue_id is None or work.venue_id == venue_id:
+        return False
+    if work.venue_id and source not in {"openalex"} and work.provenance.get("venue") != source:
+        return False
+    work.venue_id = venue_id
+    work.provenance["venue"] = source
+    return True
+
+
+def new_work(record: WorkRecord) -> Work:
+    work = Work(provenance={})
+    apply_record(work, record)
+    return work
+
+
+UPDATE_FIELDS = [*FIELDS, "normalized_title", "first_author_surname", "venue", "provenance"]

@@ -1,0 +1,495 @@
+"""Writing a batch of work records: source records, works, authorships, topics, grants.
+
+Everything is done per batch in bulk, so the number of queries does not grow
+with the batch size. The caller owns the transaction (one per batch).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.db import IntegrityError, transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from publications.ingest import entities
+from publications.ingest.authors import AuthorResolver, Constraints, Item, Resolved
+from publications.ingest.hashing import content_hash
+from publications.ingest.merge import UPDATE_FIELDS, apply_record, apply_venue, new_work
+from publications.models import (
+    Author,
+    AuthorInstitution,
+    Authorship,
+    Grant,
+    LinkConstraint,
+    MergeCandidate,
+    Source,
+    SourceRecord,
+    Work,
+    WorkTopic,
+)
+from publications.records import WorkRecord
+
+AuthorshipInstitution = Authorship.institutions.through
+
+
+@dataclass
+class BatchResult:
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    author_ids: set[int] = field(default_factory=set)
+    work_ids: set[int] = field(default_factory=set)
+
+    def add(self, other: BatchResult) -> None:
+        self.created += other.created
+        self.updated += other.updated
+        self.unchanged += other.unchanged
+        self.author_ids |= other.author_ids
+        self.work_ids |= other.work_ids
+
+
+@dataclass
+class Pending:
+    payload: dict
+    record: WorkRecord
+    digest: str
+    source_record: SourceRecord | None
+    work: Work | None = None
+    is_new: bool = False
+
+
+def _keys(record: WorkRecord) -> list[str]:
+    keys = []
+    if record.doi:
+        keys.append(f"doi:{record.doi}")
+    if record.arxiv_id:
+        keys.append(f"arxiv:{record.arxiv_id}")
+    if record.openalex_id:
+        keys.append(f"openalex:{record.openalex_id}")
+    return keys
+
+
+def _work_keys(work: Work) -> list[str]:
+    pairs = (("doi", work.doi), ("arxiv", work.arxiv_id), ("openalex", work.openalex_id))
+    return [f"{kind}:{value}" for kind, value in pairs if value]
+
+
+class WorkBatch:
+    """One batch of work records from one source."""
+
+    def __init__(self, items: list[tuple[dict, WorkRecord]], *, run=None, fetched_at=None):
+        self.run = run
+        self.fetched_at = fetched_at or timezone.now()
+        self.result = BatchResult()
+        self.items = self._dedupe(items)
+        self.merge_candidates: list[MergeCandidate] = []
+
+    @staticmethod
+    def _dedupe(items):
+        latest = {}
+        for payload, record in items:
+            latest[(record.source, record.external_id)] = (payload, record)
+        return list(latest.values())
+
+    def write(self) -> BatchResult:
+        pending = self._changed_only()
+        if pending:
+            self._find_works(pending)
+            self._create_works(pending)
+            self._update_works([p for p in pending if not p.is_new])
+            self._write_venues(pending)
+            self._write_authorships(pending)
+            self._write_topics(pending)
+            self._write_grants(pending)
+            self._write_source_records(pending)
+            self._write_merge_candidates()
+        return self.result
+
+    # Source records and what changed -------------------------------------------
+
+    def _changed_only(self) -> list[Pending]:
+        existing = {}
+        sources = {r.source for _, r in self.items}
+        ids = [r.external_id for _, r in self.items]
+        rows = SourceRecord.objects.filter(
+            source__in=sources, entity=SourceRecord.Entity.WORK, external_id__in=ids
+        ).only("id", "source", "external_id", "content_hash", "work_id")
+        for row in rows:
+            existing[(row.source, row.external_id)] = row
+        pending = []
+        for payload, record in self.items:
+            row = existing.get((record.source, record.external_id))
+            digest = content_hash(payload)
+            if row and row.content_hash == digest and row.work_id:
+                self.result.unchanged += 1
+                continue
+            pending.append(Pending(payload, record, digest, row))
+        return pending
+
+    # Finding the work each record describes ------------------------------------
+
+    def _find_works(self, pending: list[Pending]) -> None:
+        by_key = self._works_by_key(pending)
+        linked = self._works_by_source_record(pending)
+        in_batch: dict[str, Pending] = {}
+        for item in pending:
+            work = linked.get(item.source_record.pk) if item.source_record else None
+            keys = _keys(item.record)
+            work = work or next((by_key[k] for k in keys if k in by_key), None)
+            earlier = next((in_batch[k] for k in keys if k in in_batch), None)
+            if work is None and earlier is not None:
+                item.work = earlier.work
+                apply_record(item.work, item.record)
+                continue
+            item.work = work
+            if work is None:
+                item.work, item.is_new = new_work(item.record), True
+            for key in keys:
+                in_batch.setdefault(key, item)
+        self._match_titles([p for p in pending if p.is_new])
+
+    def _works_by_key(self, pending: list[Pending]) -> dict[str, Work]:
+        dois = {p.record.doi for p in pending if p.record.doi}
+        arxiv_ids = {p.record.arxiv_id for p in pending if p.record.arxiv_id}
+        openalex_ids = {p.record.openalex_id for p in pending if p.record.openalex_id}
+        if not (dois or arxiv_ids or openalex_ids):
+            return {}
+        query = Q(doi__in=dois) | Q(arxiv_id__in=arxiv_ids) | Q(openalex_id__in=openalex_ids)
+        works = list(Work.objects.filter(query))
+        works = _follow_work_merges(works)
+        by_key = {}
+        for original, target in works:
+            for key in _work_keys(original):
+                by_key[key] = target
+        return by_key
+
+    @staticmethod
+    def _works_by_source_record(pending: list[Pending]) -> dict[int, Work]:
+        ids = {p.source_record.work_id: p.source_record.pk for p in pending if p.source_record}
+        ids.pop(None, None)
+        if not ids:
+            return {}
+        works = _follow_work_merges(list(Work.objects.filter(pk__in=ids)))
+        return {ids[original.pk]: target for original, target in works}
+
+    def _match_titles(self, fresh: list[Pending]) -> None:
+        """Merge a new record into a work with the same title, year and first author."""
+        titles = {p.work.normalized_title for p in fresh if p.work.normalized_title}
+        if not titles:
+            return
+        candidates = defaultdict(list)
+        for work in Work.objects.visible().filter(normalized_title__in=titles):
+            candidates[work.normalized_title].append(work)
+        for item in fresh:
+            for work in candidates.get(item.work.normalized_title, []):
+                if _conflicting_ids(work, item.record):
+                    continue
+                if _same_work(work, item.work):
+                    apply_record(work, item.record)
+                    item.work, item.is_new = work, False
+                    break
+                self.merge_candidates.append(
+                    MergeCandidate(
+                        kind="work", work_a=work, reason=_title_reason(work, item.work), score=0.7
+                    )
+                )
+                self.merge_candidates[-1].pending_b = item  # the new work gets its id later
+
+    # Writing works -------------------------------------------------------------
+
+    def _create_works(self, pending: list[Pending]) -> None:
+        fresh = list({id(p.work): p.work for p in pending if p.is_new}.values())
+        if not fresh:
+            return
+        try:
+            with transaction.atomic():
+                Work.objects.bulk_create(fresh)
+        except IntegrityError:
+            # Another worker created one of these works meanwhile: find them again.
+            for item in pending:
+                item.work, item.is_new = None, False
+            self._find_works(pending)
+            fresh = list({id(p.work): p.work for p in pending if p.is_new}.values())
+            Work.objects.bulk_create(fresh)
+        self.result.created += len(fresh)
+        for work in fresh:
+            self.result.work_ids.add(work.pk)
+
+    def _update_works(self, pending: list[Pending]) -> None:
+        works = {}
+        for item in pending:
+            apply_record(item.work, item.record)
+            works[item.work.pk] = item.work
+        if works:
+            Work.objects.bulk_update(list(works.values()), UPDATE_FIELDS)
+        self.result.updated += len(works)
+        self.result.work_ids.update(works)
+
+    def _write_venues(self, pending: list[Pending]) -> None:
+        venues = entities.upsert_venues(p.record.venue for p in pending if p.record.venue)
+        changed = {}
+        for item in pending:
+            venue = venues.get(entities.venue_key(item.record.venue)) if item.record.venue else None
+            if venue and apply_venue(item.work, venue.pk, item.record.source):
+                changed[item.work.pk] = item.work
+        if changed:
+            Work.objects.bulk_update(list(changed.values()), ["venue", "provenance"])
+
+    # Authorships ---------------------------------------------------------------
+
+    def _write_authorships(self, pending: list[Pending]) -> None:
+        work_ids = {p.work.pk for p in pending}
+        existing = defaultdict(list)
+        rows = Authorship.objects.filter(work_id__in=work_ids).select_related("author")
+        for authorship in rows:
+            existing[authorship.work_id].append(authorship)
+        constraints = _load_constraints(work_ids)
+        resolver = AuthorResolver(constraints)
+        items = [Item(p.work.pk, p.record, existing[p.work.pk]) for p in pending]
+        resolved = resolver.resolve(items)
+        self.merge_candidates.extend(resolver.merge_candidates)
+        institutions = entities.upsert_institutions(
+            i for p in pending for a in p.record.authors for i in a.institutions
+        )
+        writer = _AuthorshipWriter(existing, constraints, institutions)
+        for item in items:
+            writer.plan(item, resolved)
+        self.result.author_ids |= writer.commit()
+
+    # Topics and grants ---------------------------------------------------------
+
+    def _write_topics(self, pending: list[Pending]) -> None:
+        topics = entities.upsert_topics(t for p in pending for t in p.record.topics)
+        by_source = defaultdict(set)
+        rows = {}
+        for item in pending:
+            by_source[item.record.source].add(item.work.pk)
+            for ref in item.record.topics:
+                topic = topics.get(ref.key)
+                if topic is None:
+                    continue
+                key = (item.work.pk, topic.pk)
+                if key not in rows or ref.score > rows[key].score:
+                    rows[key] = WorkTopic(
+                        work_id=item.work.pk,
+                        topic_id=topic.pk,
+                        score=ref.score,
+                        is_primary=ref.is_primary,
+                        source=item.record.source,
+                    )
+        for source, ids in by_source.items():
+            WorkTopic.objects.filter(work_id__in=ids, source=source).delete()
+        WorkTopic.objects.bulk_create(list(rows.values()), ignore_conflicts=True)
+
+    def _write_grants(self, pending: list[Pending]) -> None:
+        with_grants = [p for p in pending if p.record.source == Source.OPENALEX]
+        if not with_grants:
+            return
+        funders = entities.upsert_funders(g for p in with_grants for g in p.record.grants)
+        Grant.objects.filter(work_id__in={p.work.pk for p in with_grants}).delete()
+        rows = {}
+        for item in with_grants:
+            for ref in item.record.grants:
+                funder = funders.get(entities.funder_key(ref))
+                if funder:
+                    key = (item.work.pk, funder.pk, ref.award_id[:200])
+                    rows[key] = Grant(work_id=key[0], funder_id=key[1], award_id=key[2])
+        Grant.objects.bulk_create(list(rows.values()), ignore_conflicts=True)
+
+    # Provenance and decisions for staff ----------------------------------------
+
+    def _write_source_records(self, pending: list[Pending]) -> None:
+        new, changed = [], []
+        for item in pending:
+            row = item.source_record or SourceRecord(
+                source=item.record.source,
+                entity=SourceRecord.Entity.WORK,
+                external_id=item.record.external_id[:255],
+            )
+            row.payload = item.payload
+            row.content_hash = item.digest
+            row.fetched_at = self.fetched_at
+            row.work_id = item.work.pk
+            row.import_run = self.run
+            (changed if row.pk else new).append(row)
+        SourceRecord.objects.bulk_create(new)
+        SourceRecord.objects.bulk_update(
+            changed, ["payload", "content_hash", "fetched_at", "work", "import_run"]
+        )
+
+    def _write_merge_candidates(self) -> None:
+        rows = []
+        for candidate in self.merge_candidates:
+            item = getattr(candidate, "pending_b", None)
+            if item is not None:
+                candidate.work_b = item.work
+            if candidate.work_a_id and candidate.work_a_id == candidate.work_b_id:
+                continue
+            if _kept_apart(candidate):
+                continue
+            rows.append(candidate)
+        MergeCandidate.objects.bulk_create(rows, ignore_conflicts=True)
+
+
+class _AuthorshipWriter:
+    """Plans the authorship changes of a batch, then writes them in a few statements."""
+
+    def __init__(self, existing, constraints: Constraints, institutions):
+        self.existing = existing
+        self.constraints = constraints
+        self.institutions = institutions
+        self.create: list[Authorship] = []
+        self.update: list[Authorship] = []
+        self.delete: list[int] = []
+        self.links: list[tuple[Authorship, list[int]]] = []
+        self.author_ids: set[int] = set()
+        self.last_known: dict[int, int] = {}
+
+    def plan(self, item: Item, resolved: dict[tuple[int, int], Resolved]) -> None:
+        current = {a.author_id: a for a in self.existing[item.work_id]}
+        source = item.record.source
+        keep = set()
+        for ref in item.record.authors:
+            match = resolved.get((item.work_id, ref.position))
+            if match is None or match.author.pk in keep:
+                continue
+            author_id = match.author.pk
+            keep.add(author_id)
+            authorship = current.get(author_id)
+            if authorship is None:
+                authorship = Authorship(work_id=item.work_id, author_id=author_id, source=source)
+                self.create.append(authorship)
+            elif authorship.source == source:
+                self.update.append(authorship)
+            else:
+                authorship.confidence = max(authorship.confidence, match.confidence)
+                self.update.append(authorship)
+                self._remember(item, ref, author_id)
+                continue
+            authorship.position = ref.position
+            authorship.raw_name = (ref.raw_name or ref.name)[:500]
+            authorship.raw_affiliation = ref.raw_affiliation
+            authorship.is_corresponding = ref.is_corresponding
+            authorship.confidence = match.confidence
+            self._remember(item, ref, author_id, authorship)
+        protected = self.constraints.must.get(item.work_id, set())
+        for author_id, authorship in current.items():
+            if author_id in keep or author_id in protected:
+                continue
+            if authorship.source == source or self.constraints.forbids(author_id, item.work_id):
+                self.delete.append(authorship.pk)
+        self.author_ids |= keep | {a for a in current if a not in keep}
+
+    def _remember(self, item, ref, author_id, authorship=None) -> None:
+        ids = [
+            self.institutions[key].pk
+            for key in map(entities.institution_key, ref.institutions)
+            if key in self.institutions
+        ]
+        if authorship is not None:
+            self.links.append((authorship, ids))
+        if ids:
+            self.last_known.setdefault(author_id, ids[0])
+
+    def commit(self) -> set[int]:
+        if self.delete:
+            Authorship.objects.filter(pk__in=self.delete).delete()
+        Authorship.objects.bulk_create(self.create)
+        fields = ["position", "raw_name", "raw_affiliation", "is_corresponding", "confidence"]
+        Authorship.objects.bulk_update(self.update, fields)
+        self._write_institution_links()
+        self._fill_affiliations()
+        return self.author_ids
+
+    def _write_institution_links(self) -> None:
+        ids = [a.pk for a, _ in self.links]
+        AuthorshipInstitution.objects.filter(authorship_id__in=ids).delete()
+        AuthorshipInstitution.objects.bulk_create(
+            [
+                AuthorshipInstitution(authorship_id=a.pk, institution_id=inst)
+                for a, institutions in self.links
+                for inst in dict.fromkeys(institutions)
+            ],
+            ignore_conflicts=True,
+        )
+
+    def _fill_affiliations(self) -> None:
+        if not self.last_known:
+            return
+        AuthorInstitution.objects.bulk_create(
+            [AuthorInstitution(author_id=a, institution_id=i) for a, i in self.last_known.items()],
+            ignore_conflicts=True,
+        )
+        blank = Author.objects.filter(pk__in=self.last_known, last_known_institution__isnull=True)
+        changed = []
+        for author in blank.only("id"):
+            author.last_known_institution_id = self.last_known[author.pk]
+            changed.append(author)
+        Author.objects.bulk_update(changed, ["last_known_institution"])
+
+
+def _follow_work_merges(works: list[Work]) -> list[tuple[Work, Work]]:
+    target_ids = {w.merged_into_id for w in works if w.merged_into_id}
+    targets = Work.objects.in_bulk(target_ids) if target_ids else {}
+    return [(w, targets.get(w.merged_into_id, w) if w.merged_into_id else w) for w in works]
+
+
+def _load_constraints(work_ids: set[int]) -> Constraints:
+    rows = LinkConstraint.objects.filter(work_id__in=work_ids, author__isnull=False).values_list(
+        "kind", "author_id", "work_id"
+    )
+    cannot, must = set(), defaultdict(set)
+    for kind, author_id, work_id in rows:
+        if kind == LinkConstraint.Kind.CANNOT_LINK:
+            cannot.add((author_id, work_id))
+        else:
+            must[work_id].add(author_id)
+    return Constraints(cannot, must)
+
+
+def _conflicting_ids(work: Work, record: WorkRecord) -> bool:
+    """Two different DOIs (or OpenAlex ids) mean two different works, whatever the title."""
+    if record.doi and work.doi and record.doi != work.doi:
+        return not (record.doi.startswith("10.48550/") or work.doi.startswith("10.48550/"))
+    return bool(record.openalex_id and work.openalex_id and record.openalex_id != work.openalex_id)
+
+
+def _same_work(existing: Work, fresh: Work) -> bool:
+    years_close = (
+        existing.publication_year is not None
+        and fresh.publication_year is not None
+        and abs(existing.publication_year - fresh.publication_year) <= 1
+    )
+    same_first = bool(fresh.first_author_surname) and (
+        existing.first_author_surname == fresh.first_author_surname
+    )
+    return years_close and same_first
+
+
+def _title_reason(existing: Work, fresh: Work) -> str:
+    parts = ["Same title"]
+    if existing.publication_year != fresh.publication_year:
+        parts.append(f"years {existing.publication_year} and {fresh.publication_year}")
+    if existing.first_author_surname != fresh.first_author_surname:
+        parts.append("different first authors")
+    return ", ".join(parts)
+
+
+def _kept_apart(candidate: MergeCandidate) -> bool:
+    if candidate.kind == MergeCandidate.Kind.WORK:
+        a, b = candidate.work_a_id, candidate.work_b_id
+        pair = Q(work_id=a, other_work_id=b) | Q(work_id=b, other_work_id=a)
+    else:
+        a, b = candidate.author_a_id, candidate.author_b_id
+        pair = Q(author_id=a, other_author_id=b) | Q(author_id=b, other_author_id=a)
+    return LinkConstraint.objects.filter(pair, kind=LinkConstraint.Kind.CANNOT_LINK).exists()
+
+
+def ingest_works(
+    items: list[tuple[dict, WorkRecord]], *, run=None, fetched_at: datetime | None = None
+) -> BatchResult:
+    """Write one batch of mapped work records (call inside a transaction)."""
+    return WorkBatch(items, run=run, fetched_at=fetched_at).write()

@@ -1,0 +1,33 @@
+"""Celery tasks: thin wrappers that take ids and call services."""
+
+from __future__ import annotations
+
+from celery import shared_task
+from celery.exceptions import SoftTimeLimitExceeded
+
+from publications import imports, metrics
+from publications.models import ImportRun
+
+METRICS_CHUNK = 500
+
+
+@shared_task(name="publications.tasks.import_run", acks_late=True, soft_time_limit=3 * 3600,
+             time_limit=3 * 3600 + 300)  # fmt: skip
+def import_run(run_id: int) -> None:
+    """Carry out an import run; a redelivered task resumes from the run's cursor."""
+    try:
+        imports.import_run_execute(run_id=run_id)
+    except SoftTimeLimitExceeded:
+        # The run keeps its cursor; queue it again to go on where it stopped.
+        run = ImportRun.objects.get(pk=run_id)
+        imports.import_run_retry(run=run)
+
+
+@shared_task(name="publications.tasks.refresh_author_metrics")
+def refresh_author_metrics(author_ids: list[int]) -> int:
+    written = 0
+    for start in range(0, len(author_ids), METRICS_CHUNK):
+        written += metrics.author_metrics_refresh(
+            author_ids=author_ids[start : start + METRICS_CHUNK]
+        )
+    return written
