@@ -134,8 +134,11 @@ def _chunks(page: Page) -> Iterator[Page]:
         yield Page(page.entity, page.payloads[start : start + size], page.next_cursor, page.total)
 
 
-def import_run_execute(*, run_id: int) -> ImportRun:
-    """Carry out (or resume) a run until its source is exhausted or it is cancelled."""
+def import_run_execute(*, run_id: int, progress: Callable | None = None) -> ImportRun:
+    """Carry out (or resume) a run until its source is exhausted or it is cancelled.
+
+    ``progress(run)`` is called after every batch (the management commands draw a bar).
+    """
     run = ImportRun.objects.get(pk=run_id)
     if run.status in FINISHED:
         return run
@@ -150,6 +153,8 @@ def import_run_execute(*, run_id: int) -> ImportRun:
                 _record_source_error(run, item)
                 continue
             position = _ingest_page(run, item, position)
+            if progress:
+                progress(run)
         _finish(run, ImportRun.Status.SUCCEEDED)
     except RunCancelled:
         pass
@@ -312,7 +317,7 @@ def _ingest_isolating_bad_records(run, entity, mapped, problems) -> BatchResult:
 
 
 def _record_source_error(run: ImportRun, error: SourceError) -> None:
-    status = f" (HTTP {error.status})" if error.status else ""
+    status = f" (HTTP {error.status})" if error.status and "HTTP" not in str(error) else ""
     ImportProblem.objects.create(
         run=run,
         source=run.source if run.source in {Source.OPENALEX, Source.ARXIV} else Source.OPENALEX,

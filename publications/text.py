@@ -1,8 +1,10 @@
 """Turning imported markup into plain text (pure functions).
 
-Sources send titles and abstracts with stray HTML (``<i>``, ``<sup>``, JATS
-tags, sometimes worse). We keep the words and drop every tag; script and style
-contents are dropped whole. Templates escape the result when they render it.
+Sources send titles and abstracts with stray markup (``<i>``, ``<sup>``, JATS
+and MathML tags, sometimes worse) mixed with plain text that uses ``<`` and
+``>`` as symbols (``$a<b$``). We drop script and style blocks whole, drop the
+tags of known markup vocabularies, keep every other character, and decode
+entities. The result is never trusted as HTML: templates escape it.
 """
 
 from __future__ import annotations
@@ -10,8 +12,19 @@ from __future__ import annotations
 import html
 import re
 
-import nh3
-
+_BLOCKS = re.compile(r"<(script|style|iframe|object)\b.*?(</\1\s*>|$)", re.IGNORECASE | re.DOTALL)
+HTML_TAGS = (
+    "a abbr b big blockquote body br caption center cite code dd del div dl dt em font h1 h2 h3 "
+    "h4 h5 h6 head hr html i img ins kbd label li link mark meta ol p pre q s samp small span "
+    "strike strong sub sup table tbody td tfoot th thead title tr tt u ul var embed form input "
+    "button svg math mi mo mn msup msub mrow mfrac msqrt mtext"
+)
+_TAG = re.compile(
+    r"</?(?:(?:jats|mml|xhtml|inline-formula|tex-math):[\w.-]+|(?:%s))(?:\s[^<>]*)?/?>"
+    % "|".join(HTML_TAGS.split()),
+    re.IGNORECASE,
+)
+_BLOCK_TAGS = {"p", "br", "div", "li", "tr", "td", "th", "h1", "h2", "h3", "h4", "h5", "h6"}
 _SPACES = re.compile(r"[ \t\r\f\v]+")
 _BLANK_LINES = re.compile(r"\n\s*\n+")
 
@@ -20,10 +33,17 @@ def plain_text(value: str | None) -> str:
     """Return ``value`` without markup, entities decoded, white space tidied."""
     if not value:
         return ""
-    cleaned = html.unescape(nh3.clean(value, tags=set()))
-    cleaned = _SPACES.sub(" ", cleaned)
-    cleaned = _BLANK_LINES.sub("\n\n", cleaned)
-    return "\n".join(line.strip() for line in cleaned.strip().split("\n"))
+    text = _BLOCKS.sub(" ", value)
+    text = _TAG.sub(_replace_tag, text)
+    text = html.unescape(text)
+    text = _SPACES.sub(" ", text)
+    text = _BLANK_LINES.sub("\n\n", text)
+    return "\n".join(line.strip() for line in text.strip().split("\n"))
+
+
+def _replace_tag(match: re.Match) -> str:
+    name = re.match(r"</?([\w:.-]+)", match.group(0)).group(1).lower()
+    return " " if name in _BLOCK_TAGS or name.endswith(":p") else ""
 
 
 def one_line(value: str | None) -> str:

@@ -1,0 +1,655 @@
+"""OpenAlex mapping on recorded real responses, and fetching replayed with ``responses``."""
+
+import copy
+import gzip
+import json
+import re
+from datetime import UTC, date, datetime
+
+import pytest
+import responses
+import yaml
+from responses import matchers
+from responses.registries import OrderedRegistry
+
+from publications.records import MappingError, SourceError
+from publications.sources import openalex
+from publications.sources.openalex import (
+    decode_abstract,
+    map_author,
+    map_institution,
+    map_topic,
+    map_venue,
+    map_work,
+    pages,
+    search_authors,
+    work_type,
+)
+
+API = "https://api.openalex.org"
+CITED_BY = (
+    "works__filter-cited_by-W3046863325-W3045921891__cursor-first-page__per-page-200__2025-11.json"
+)
+AUTHOR_WORKS = "works__filter-author.id-A5017898742__page-1__per_page-50__2025-10.json"
+
+
+def load(real_fixtures, name):
+    return json.loads((real_fixtures / "openalex" / name).read_text(encoding="utf-8"))
+
+
+def snapshot_lines(real_fixtures):
+    path = (
+        real_fixtures / "openalex" / "snapshot" / "works__updated_date=2021-11-03__part_000.jsonl"
+    )
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def cited_by_results(real_fixtures):
+    return {r["id"].rsplit("/", 1)[-1]: r for r in load(real_fixtures, CITED_BY)["results"]}
+
+
+def cassette_body(real_fixtures, name, index=0):
+    document = yaml.safe_load((real_fixtures / "openalex" / "cassettes" / name).read_bytes())
+    interactions = document.get("http_interactions") or document["interactions"]
+    body = interactions[index]["response"]["body"]["string"]
+    if isinstance(body, bytes) and body[:2] == b"\x1f\x8b":
+        body = gzip.decompress(body)
+    return body.decode() if isinstance(body, bytes) else body
+
+
+# --- works
+
+
+def test_work_w2741809807_maps_field_by_field(real_fixtures):
+    record = map_work(load(real_fixtures, "works__W2741809807__2025-06.json"))
+
+    assert (record.source, record.external_id, record.openalex_id) == (
+        "openalex",
+        "W2741809807",
+        "W2741809807",
+    )
+    assert record.title.startswith("The state of OA: a large-scale analysis")
+    assert record.abstract.startswith("Despite growing interest in Open Access (OA) to scholarly")
+    assert record.doi == "10.7717/peerj.4375"
+    assert record.pmid == "29456894"
+    assert record.arxiv_id is None
+    assert record.type == "article"
+    assert record.language == "en"
+    assert record.publication_date == date(2018, 2, 13)
+    assert record.publication_year == 2018
+    assert record.created_date == date(2017, 8, 8)
+    assert record.updated_at == datetime(2025, 6, 11, 0, 3, 37, 532706, tzinfo=UTC)
+    assert record.venue.name == "PeerJ"
+    assert record.venue.openalex_id == "S1983995261"
+    assert record.venue.issn_l == "2167-8359"
+    assert record.venue.type == "journal"
+    assert record.venue.publisher == "PeerJ, Inc."
+    assert record.pdf_url == "https://peerj.com/articles/4375.pdf"
+    assert record.landing_url == "https://doi.org/10.7717/peerj.4375"
+    assert record.license == "cc-by"
+    assert record.is_open_access is True
+    assert record.is_retracted is False
+    assert record.cited_by_count == 962
+    assert record.counts_by_year[0] == {"year": 2025, "cited_by_count": 30}
+    assert record.grants == []
+
+
+def test_work_w2741809807_authors_in_order_with_orcids(real_fixtures):
+    record = map_work(load(real_fixtures, "works__W2741809807__2025-06.json"))
+
+    names = [a.name for a in record.authors]
+    assert names[:3] == ["Heather Piwowar", "Jason Priem", "Vincent Larivière"]
+    assert [a.position for a in record.authors] == list(range(len(record.authors)))
+    first = record.authors[0]
+    assert first.openalex_id == "A5048491430"
+    assert first.orcid == "0000-0003-1613-5981"
+    assert first.raw_name == "Heather Piwowar"
+    assert first.raw_affiliation == "Impactstory, Sanford, NC, USA"
+    institution = first.institutions[0]
+    assert institution.openalex_id == "I4210166736"
+    assert institution.ror == "05ppvf150"
+    assert (institution.country_code, institution.type) == ("US", "company")
+    assert record.authors[1].orcid == "0000-0001-6187-6610"
+    assert {i.name for i in record.authors[2].institutions} == {
+        "Université de Montréal",
+        "Université du Québec à Montréal",
+    }
+
+
+def test_work_topics_carry_their_hierarchy(real_fixtures):
+    record = map_work(load(real_fixtures, "works__W2741809807__2025-06.json"))
+
+    primary = record.topics[0]
+    assert (primary.key, primary.kind, primary.is_primary) == ("openalex:T10102", "topic", True)
+    assert primary.name == "scientometrics and bibliometrics research"
+    assert primary.score == pytest.approx(0.9969)
+    subfield = primary.parent
+    assert (subfield.key, subfield.kind) == ("openalex:subfields/1804", "subfield")
+    assert (subfield.parent.key, subfield.parent.kind) == ("openalex:fields/18", "field")
+    domain = subfield.parent.parent
+    assert (domain.key, domain.kind, domain.name) == (
+        "openalex:domains/2",
+        "domain",
+        "Social Sciences",
+    )
+    assert sum(t.is_primary for t in record.topics) == 1
+    assert all(t.kind == "topic" for t in record.topics)  # topics win over legacy concepts
+
+
+def test_legacy_snapshot_line_maps(real_fixtures):
+    line = snapshot_lines(real_fixtures)[0]
+    assert "host_venue" in line and "primary_location" not in line
+
+    record = map_work(line)
+
+    assert record.external_id == "W1612067013"
+    assert record.type == "article"  # "journal-article" in the legacy schema
+    assert record.doi == "10.12927/hcq.2008.19503"
+    assert record.pmid == "18326386"
+    assert record.venue.name == "Healthcare quarterly (Toronto)"
+    assert record.venue.openalex_id == "S2755781118"  # legacy V2755781118
+    assert record.venue.publisher == "Healthc Q"
+    assert record.landing_url == "https://doi.org/10.12927/hcq.2008.19503"
+    assert record.abstract.startswith("3C have a constant need to manage their own personal")
+    assert record.updated_at == datetime(2021, 11, 3, tzinfo=UTC)
+    assert record.topics[0].kind == "concept"
+    assert record.topics[0].key == "openalex:C160735492"
+    assert record.topics[0].score == pytest.approx(0.524293)
+    author = record.authors[0]
+    assert author.name == "Kevin J. Leonard"
+    assert author.raw_affiliation.startswith("Department of Health Policy, Management")
+    assert author.institutions[0].ror == "03dbr7087"
+
+
+def test_every_snapshot_line_maps(real_fixtures):
+    records = [map_work(line) for line in snapshot_lines(real_fixtures)]
+
+    assert {r.type for r in records} == {"article", "book", "book-chapter"}
+    arxiv = [r for r in records if r.arxiv_id]
+    # An alternate host venue at http://arxiv.org/pdf/1008.5205 gives the arXiv id.
+    assert "1008.5205" in {r.arxiv_id for r in arxiv}
+
+
+def test_arxiv_id_from_doi_and_from_arxiv_locations(real_fixtures):
+    works = cited_by_results(real_fixtures)
+
+    assert map_work(works["W2525778437"]).arxiv_id == "1609.08144"  # 10.48550/arxiv DOI
+    located = map_work(works["W1996515099"])  # Springer DOI, arxiv.org location
+    assert located.doi == "10.1007/s11192-015-1547-0"
+    assert located.arxiv_id == "1503.05702"
+
+
+def test_grants_and_funders_drift(real_fixtures):
+    works = cited_by_results(real_fixtures)
+
+    legacy = map_work(works["W2938946739"]).grants  # grants + funders for one funder
+    assert len(legacy) == 1
+    assert legacy[0].funder_name == "Alfred P. Sloan Foundation"
+    assert legacy[0].funder_openalex_id == "F4320306151"
+    assert legacy[0].funder_ror == "052csg198"
+    assert legacy[0].award_id == "G\u20102017\u20109800"
+
+    funder_only = map_work(works["W1996515099"]).grants  # funders, no grants, no awards
+    assert [(g.funder_openalex_id, g.funder_ror, g.award_id) for g in funder_only] == [
+        ("F4320321001", "01h0zpd94", "")
+    ]
+
+
+def test_awards_are_merged_with_grants_without_duplicates(real_fixtures):
+    # No recorded work has a non-empty ``awards`` list yet; its fields are those the
+    # recorded 400 error lists as valid filters (awards.funder_award_id, awards.funder_id…).
+    payload = copy.deepcopy(cited_by_results(real_fixtures)["W2938946739"])
+    payload["awards"] = [
+        {
+            "id": "https://openalex.org/G5453342221",
+            "display_name": "Scholarly communication",
+            "funder_award_id": "G-2017-9800",
+            "funder_id": "https://openalex.org/F4320306151",
+            "funder_display_name": "Alfred P. Sloan Foundation",
+            "doi": None,
+        },
+        {
+            "id": "https://openalex.org/G1",
+            "funder_award_id": "123",
+            "funder_id": "https://openalex.org/F4320321001",
+            "funder_display_name": None,
+        },
+    ]
+    payload["funders"].append(
+        {
+            "id": "https://openalex.org/F4320321001",
+            "display_name": "National Natural Science Foundation of China",
+            "ror": "https://ror.org/01h0zpd94",
+        }
+    )
+
+    grants = map_work(payload).grants
+
+    assert [(g.funder_name, g.award_id, g.funder_ror) for g in grants] == [
+        ("Alfred P. Sloan Foundation", "G-2017-9800", "052csg198"),
+        ("National Natural Science Foundation of China", "123", "01h0zpd94"),
+    ]
+
+
+def test_null_title_cassette_raises_mapping_error(real_fixtures):
+    payload = json.loads(cassette_body(real_fixtures, "openalexPro__api_call_200.yml"))
+    assert payload["type"] == "paratext"
+
+    with pytest.raises(MappingError, match="work W4234567890 has no title"):
+        map_work(payload)
+
+
+def test_empty_title_raises_mapping_error(real_fixtures):
+    # The BERT paper comes with title "" in the 2025-11 recording.
+    with pytest.raises(MappingError, match="W2963341956 has no title"):
+        map_work(cited_by_results(real_fixtures)["W2963341956"])
+
+
+@pytest.mark.parametrize(
+    ("payload", "message"),
+    [
+        ([], "not a JSON object"),
+        ({"title": "x"}, "has no id"),
+        ({"id": "https://openalex.org/A5023888391", "title": "x"}, "not an OpenAlex work id"),
+    ],
+)
+def test_malformed_work_payloads_raise_mapping_error(payload, message):
+    with pytest.raises(MappingError, match=message):
+        map_work(payload)
+
+
+def test_sparse_work_keeps_unknowns_unknown():
+    record = map_work(
+        {
+            "id": "https://openalex.org/W1",
+            "title": "<i>Sparse</i> work",
+            "type": "something-new",
+            "authorships": [None, {"author": {}, "raw_author_name": "Ann Raw"}],
+            "primary_location": None,
+            "topics": None,
+        }
+    )
+
+    assert record.title == "Sparse work"
+    assert record.type == "other"
+    assert record.cited_by_count is None
+    assert record.is_open_access is None
+    assert record.venue is None
+    assert [(a.position, a.name, a.openalex_id) for a in record.authors] == [(1, "Ann Raw", None)]
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("journal-article", "article"),
+        ("posted-content", "preprint"),
+        ("proceedings-article", "article"),
+        ("book-chapter", "book-chapter"),
+        ("dissertation", "dissertation"),
+        ("paratext", "other"),
+        (None, "other"),
+    ],
+)
+def test_work_types(raw, expected):
+    assert work_type(raw) == expected
+
+
+def test_decode_abstract_both_shapes():
+    assert decode_abstract({"world": [1], "hello": [0, 2]}) == "hello world hello"
+    legacy = {"IndexLength": 3, "InvertedIndex": {"b": [1], "a": [0], "c": [2]}}
+    assert decode_abstract(legacy) == "a b c"
+    assert decode_abstract(None) == ""
+    assert decode_abstract({"odd": None, "ok": [0]}) == "ok"
+
+
+# --- authors and institutions
+
+
+def test_deleted_author_placeholder(real_fixtures):
+    record = map_author(load(real_fixtures, "authors__A5317838346__deleted-author__2025-06.json"))
+
+    assert record.is_deleted is True
+    assert record.external_id == "A5317838346"
+    assert record.works_count == 0
+    assert record.last_known_institutions == [] and record.affiliations == []
+
+
+def test_legacy_author_with_last_known_institution(real_fixtures):
+    name = "authors__A5023888391__jason-priem__2023-10__legacy-schema.json"
+    record = map_author(load(real_fixtures, name))
+
+    assert record.is_deleted is False
+    assert record.orcid == "0000-0001-6187-6610"
+    assert [(i.name, i.openalex_id, i.ror) for i in record.last_known_institutions] == [
+        ("OurResearch", "I4200000001", "02nr0ka47")
+    ]
+    assert record.alternative_names == ["Priem Jason"]
+    assert record.topics[0].kind == "concept"
+    assert record.topics[0].key == "openalex:C41008148"
+    assert record.topics[0].score == pytest.approx(0.962)  # x_concepts score 96.2 of 100
+    assert record.updated_at == datetime(2023, 10, 28, 16, 53, 59, 724026, tzinfo=UTC)
+
+
+def test_current_author_with_affiliations_and_topics(real_fixtures):
+    record = map_author(
+        load(real_fixtures, "authors__A5068542997__vincent-lariviere__2025-10.json")
+    )
+
+    assert record.display_name == "Vincent Larivière"
+    assert record.orcid == "0000-0002-2733-0689"
+    assert "Vincent Larivière" not in record.alternative_names
+    assert "V. Lariviere" in record.alternative_names
+    assert len(record.last_known_institutions) == 3
+    assert record.affiliations[0].institution.name == "Université du Québec à Montréal"
+    assert record.affiliations[0].years[:2] == [2025, 2024]
+    assert (record.works_count, record.cited_by_count) == (617, 21153)
+    top = record.topics[0]
+    assert (top.key, top.kind, top.score) == ("openalex:T10102", "topic", 296.0)
+    assert top.parent.parent.parent.key == "openalex:domains/2"
+
+
+def test_map_institution_keeps_homepage(real_fixtures):
+    ref = map_institution(
+        load(real_fixtures, "institutions__I161548249__bangor-university__2025-10.json")
+    )
+
+    assert ref.name == "Bangor University"
+    assert ref.openalex_id == "I161548249"
+    assert ref.ror == "006jb1a24"
+    assert ref.homepage_url == "https://www.bangor.ac.uk"
+    assert (ref.country_code, ref.type) == ("GB", "funder")
+
+
+def test_map_topic_and_concept_entities(real_fixtures):
+    topic = map_topic(load(real_fixtures, "topics__T11636__2025-06.json"))
+    concept = map_topic(load(real_fixtures, "concepts__C41008148__computer-science__2025-10.json"))
+
+    assert (topic.key, topic.kind) == ("openalex:T11636", "topic")
+    assert topic.name == "Artificial Intelligence in Healthcare and Education"
+    assert (topic.parent.key, topic.parent.name) == (
+        "openalex:subfields/2718",
+        "Health Informatics",
+    )
+    assert topic.parent.parent.parent.key == "openalex:domains/4"
+    assert (concept.key, concept.kind, concept.name) == (
+        "openalex:C41008148",
+        "concept",
+        "Computer science",
+    )
+
+
+def test_map_venue_source_entity(real_fixtures):
+    venue = map_venue(load(real_fixtures, "sources__S4306400194__arxiv__2025-10.json"))
+
+    assert venue.name == "arXiv (Cornell University)"
+    assert venue.openalex_id == "S4306400194"
+    assert (venue.type, venue.publisher) == ("repository", "Cornell University")
+    assert venue.homepage_url == "https://arxiv.org"
+    assert venue.issn_l == ""
+
+
+def test_map_author_rejects_other_entities(real_fixtures):
+    with pytest.raises(MappingError, match="not an OpenAlex author id"):
+        map_author(load(real_fixtures, "institutions__I161548249__bangor-university__2025-10.json"))
+
+
+# --- fetching (pyalex replayed with responses)
+
+
+@pytest.fixture
+def quick(monkeypatch, settings):
+    settings.OPENALEX_EMAIL = "team@example.org"
+    settings.OPENALEX_API_KEY = ""
+    monkeypatch.setattr(openalex, "RETRY_BACKOFF", 0)
+
+
+def works_params(filter_value, cursor="*", per_page=200):
+    return matchers.query_param_matcher(
+        {"filter": filter_value, "per-page": str(per_page), "cursor": cursor}
+    )
+
+
+def list_body(results, next_cursor=None, count=None):
+    meta = {"count": len(results) if count is None else count, "next_cursor": next_cursor}
+    return {"meta": meta, "results": results}
+
+
+def test_retries_429_and_503_then_returns_the_page(real_fixtures, quick):
+    body = load(real_fixtures, AUTHOR_WORKS)
+    params = works_params("author.id:A5017898742")
+    with responses.RequestsMock(registry=OrderedRegistry) as mock:
+        mock.get(f"{API}/works", status=429, headers={"Retry-After": "0"}, match=[params])
+        mock.get(f"{API}/works", status=503, match=[params])
+        mock.get(f"{API}/works", json=body, match=[params])
+
+        result = list(pages("filter", {"filter": {"author.id": "A5017898742"}}))
+
+        assert len(mock.calls) == 3
+    assert len(result) == 1
+    assert result[0].entity == "work"
+    assert len(result[0].payloads) == 9
+    assert result[0].total == 9
+    assert result[0].next_cursor is None
+    assert type(result[0].payloads[0]) is dict
+
+
+def test_exhausted_retries_become_source_error(quick, monkeypatch):
+    monkeypatch.setattr(openalex, "MAX_RETRIES", 1)
+    with responses.RequestsMock() as mock:
+        mock.get(f"{API}/works", status=503)
+
+        with pytest.raises(SourceError, match="kept failing") as caught:
+            list(pages("filter", {"filter": {"type": "article"}}))
+
+    assert caught.value.status == 503
+
+
+def test_query_error_400_carries_openalex_message(real_fixtures, quick):
+    body = real_fixtures / "openalex" / "errors__works__filter-DOESNTEXIST__http-400__2025-11.json"
+    with responses.RequestsMock() as mock:
+        mock.get(f"{API}/works", status=400, body=body.read_text(), content_type="application/json")
+
+        with pytest.raises(SourceError) as caught:
+            list(pages("filter", {"filter": {"DOESNTEXIST": 1}}))
+
+    assert caught.value.status == 400
+    assert "DOESNTEXIST is not a valid field" in str(caught.value)
+
+
+def test_other_400_json_becomes_source_error(quick):
+    with responses.RequestsMock() as mock:
+        mock.get(
+            f"{API}/works", status=400, json={"error": "Bad cursor", "message": "cursor expired"}
+        )
+
+        with pytest.raises(SourceError, match="cursor expired") as caught:
+            list(pages("filter", {"filter": {"type": "article"}}))
+
+    assert caught.value.status == 400
+    assert "cursor expired" in caught.value.body
+
+
+def test_404_html_becomes_source_error(real_fixtures, quick):
+    html = cassette_body(
+        real_fixtures, "paperqa__test_does_openalex_work__not-in-openalex-404.yaml"
+    )
+    with responses.RequestsMock() as mock:
+        mock.get(f"{API}/authors/A1", status=404, body=html, content_type="text/html")
+
+        with pytest.raises(SourceError, match=r"OpenAlex has no author A1 \(HTTP 404\)") as caught:
+            list(pages("author", {"id": "A1"}))
+
+    assert caught.value.status == 404
+    assert "<title>404 Not Found</title>" in caught.value.body
+
+
+def test_cursor_paging_resumes_at_the_saved_cursor(real_fixtures, quick, monkeypatch):
+    monkeypatch.setattr(openalex, "PER_PAGE", 5)
+    works = load(real_fixtures, AUTHOR_WORKS)
+    first, second = works["results"][:5], works["results"][5:]
+    filter_value = "author.id:A5017898742"
+    with responses.RequestsMock() as mock:
+        mock.get(
+            f"{API}/works",
+            json=list_body(first, "CURSOR2", count=9),
+            match=[works_params(filter_value, "*", 5)],
+        )
+        mock.get(
+            f"{API}/works",
+            json=list_body(second, None, count=9),
+            match=[works_params(filter_value, "CURSOR2", 5)],
+        )
+
+        all_pages = list(pages("filter", {"filter": {"author.id": "A5017898742"}}))
+        saved = json.loads(json.dumps(all_pages[0].next_cursor))
+        resumed = list(pages("filter", {"filter": {"author.id": "A5017898742"}}, cursor=saved))
+
+        assert len(mock.calls) == 3
+    assert [len(p.payloads) for p in all_pages] == [5, 4]
+    assert all_pages[0].next_cursor == {"step": 0, "cursor": "CURSOR2"}
+    assert all_pages[1].next_cursor is None
+    assert all_pages[0].total == 9
+    assert [p.payloads for p in resumed] == [all_pages[1].payloads]
+
+
+def test_author_kind_yields_author_then_works_and_resumes(real_fixtures, quick):
+    author = load(real_fixtures, "authors__A5017898742__joseph-mearman__2025-10.json")
+    works = load(real_fixtures, AUTHOR_WORKS)
+    with responses.RequestsMock() as mock:
+        mock.get(f"{API}/authors/A5017898742", json=author)
+        mock.get(f"{API}/works", json=works, match=[works_params("author.id:A5017898742")])
+
+        result = list(pages("author", {"id": "https://openalex.org/A5017898742"}))
+        resumed = list(pages("author", {"id": "A5017898742"}, cursor=result[0].next_cursor))
+
+        assert [c.request.url.split("?")[0] for c in mock.calls] == [
+            f"{API}/authors/A5017898742",
+            f"{API}/works",
+            f"{API}/works",
+        ]
+    assert [p.entity for p in result] == ["author", "work"]
+    assert result[0].payloads == [author]
+    assert result[0].next_cursor == {"step": 1, "cursor": "*", "author_id": "A5017898742"}
+    assert result[1].next_cursor is None
+    assert [p.entity for p in resumed] == ["work"]
+
+
+def test_orcid_kind_resolves_the_author_first(real_fixtures, quick):
+    author = load(real_fixtures, "authors__A5023888391__jason-priem__2025-06.json")
+    with responses.RequestsMock() as mock:
+        mock.get(re.compile(rf"{API}/authors/orcid(:|%3A)0000-0001-6187-6610$"), json=author)
+        mock.get(f"{API}/works", json=list_body([]), match=[works_params("author.id:A5023888391")])
+
+        result = list(pages("orcid", {"orcid": "https://orcid.org/0000-0001-6187-6610"}))
+
+    assert [p.entity for p in result] == ["author", "work"]
+    assert result[1].payloads == []
+
+
+def test_dois_are_ored_fifty_per_request(quick):
+    dois = [f"10.1234/X{n}" for n in range(120)] + ["10.1234/x0"]  # the last is a duplicate
+    with responses.RequestsMock() as mock:
+        mock.get(f"{API}/works", json=list_body([]))
+
+        result = list(pages("dois", {"dois": dois}))
+
+        filters = [c.request.params["filter"] for c in mock.calls]
+    assert len(result) == 3
+    assert [f.count("|") + 1 for f in filters] == [50, 50, 20]
+    assert filters[0].startswith("doi:https://doi.org/10.1234/x0|https://doi.org/10.1234/x1|")
+    assert result[0].next_cursor == {"step": 1, "cursor": "*"}
+
+
+def test_a_doi_with_a_comma_is_fetched_alone_and_may_be_missing(real_fixtures, quick):
+    html = cassette_body(
+        real_fixtures, "paperqa__test_does_openalex_work__not-in-openalex-404.yaml"
+    )
+    with responses.RequestsMock() as mock:
+        mock.get(re.compile(rf"{API}/works/https.*10\.1000.*a.*b$"), status=404, body=html)
+
+        result = list(pages("dois", {"dois": ["10.1000/a,b"]}))
+
+    assert [(p.entity, p.payloads, p.next_cursor) for p in result] == [("work", [], None)]
+
+
+def test_refresh_filters_authors_and_updated_date(quick):
+    with responses.RequestsMock() as mock:
+        mock.get(
+            f"{API}/works",
+            json=list_body([]),
+            match=[works_params("author.id:A1|A2,from_updated_date:2025-01-01")],
+        )
+
+        result = list(
+            pages(
+                "refresh",
+                {
+                    "author_ids": ["A1", "https://openalex.org/A2"],
+                    "from_updated_date": "2025-01-01",
+                },
+            )
+        )
+
+    assert len(result) == 1
+
+
+def test_refresh_without_a_date_fetches_all_works_of_the_authors(quick):
+    with responses.RequestsMock() as mock:
+        mock.get(f"{API}/works", json=list_body([]), match=[works_params("author.id:A1")])
+
+        assert len(list(pages("refresh", {"author_ids": ["A1"]}))) == 1
+
+
+def test_settings_reach_pyalex_as_headers(quick, settings):
+    settings.OPENALEX_API_KEY = "secret-key"
+    with responses.RequestsMock() as mock:
+        mock.get(f"{API}/works", json=list_body([]))
+
+        list(pages("filter", {"filter": {"type": "article"}}))
+
+        headers = mock.calls[0].request.headers
+    assert headers["From"] == "team@example.org"
+    assert headers["Authorization"] == "Bearer secret-key"
+
+
+@pytest.mark.parametrize(
+    ("kind", "parameters", "cursor"),
+    [
+        ("nonsense", {}, None),
+        ("author", {"id": "W1"}, None),
+        ("orcid", {"orcid": "0000-0000-0000-0000"}, None),
+        ("refresh", {"author_ids": ["A1"], "from_updated_date": "yesterday"}, None),
+        ("filter", {"filter": {"type": "article"}}, {"step": 3, "cursor": "*"}),
+        ("author", {"id": "A1"}, {"step": 1, "cursor": "*"}),  # no author id saved
+    ],
+)
+def test_bad_kind_parameters_or_cursor_raise_value_error(kind, parameters, cursor):
+    with pytest.raises(ValueError):
+        list(pages(kind, parameters, cursor=cursor))
+
+
+def test_search_authors_returns_namesake_candidates(real_fixtures, quick):
+    body = load(real_fixtures, "authors__search-mearman__per_page-20__2025-10.json")
+    params = matchers.query_param_matcher({"search": "mearman", "per-page": "10"})
+    with responses.RequestsMock() as mock:
+        mock.get(f"{API}/authors", json=body, match=[params])
+
+        candidates = search_authors("  mearman ")
+
+    assert len(candidates) == 8
+    andrew, joseph = candidates[0], candidates[1]
+    assert andrew["id"] == "A5019952124"
+    assert andrew["orcid"] == "0000-0003-0601-8060"
+    assert andrew["institution"] == "University of Leeds"
+    assert andrew["works_count"] == 106
+    assert andrew["topics"] == [
+        "Economic Theory and Institutions",
+        "Innovations in Educational Methods",
+        "Economic Theory and Policy",
+    ]
+    assert (joseph["display_name"], joseph["institution"]) == (
+        "Joseph Mearman",
+        "Bangor University",
+    )
+    assert candidates[3]["institution"] == ""
+    json.dumps(candidates)  # plain JSON for the namesake picker
