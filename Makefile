@@ -26,7 +26,7 @@ migrate: venv
 
 run: migrate
 	$(PY) manage.py embedded_admin
-	@if $(PY) manage.py help demo >/dev/null 2>&1; then $(PY) manage.py demo; fi
+	$(PY) manage.py demo
 	$(PY) manage.py runserver $(HOST):$(PORT)
 
 test: venv-dev

@@ -1,0 +1,223 @@
+"""The demo data set is well formed and keeps to the rules in publications/demo/README.md."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from lxml import etree
+
+from publications.identifiers import arxiv_id_from_doi, normalize_arxiv_id
+
+DEMO = Path(__file__).resolve().parents[2] / "publications" / "demo"
+NS = {
+    "atom": "http://www.w3.org/2005/Atom",
+    "arxiv": "http://arxiv.org/schemas/atom",
+    "opensearch": "http://a9.com/-/spec/opensearch/1.1/",
+}
+RESEARCHERS = {
+    "https://openalex.org/A9000000001": "Gennady Pekhimenko",
+    "https://openalex.org/A9000000002": "Amar Phanishayee",
+}
+# The one work the demo keeps in arXiv only (see the README).
+ARXIV_ONLY = {"2207.07736"}
+LOCAL_AUTHOR_ID = re.compile(r"^https://openalex\.org/A9\d{9}$")
+LOCAL_WORK_ID = re.compile(r"^https://openalex\.org/W9\d{9}$")
+SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
+
+
+def _load(name: str) -> dict:
+    return json.loads((DEMO / "openalex" / name).read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def authors() -> dict:
+    return _load("authors.json")
+
+
+@pytest.fixture(scope="module")
+def works() -> dict:
+    return _load("works.json")
+
+
+@pytest.fixture(scope="module")
+def feed() -> etree._Element:
+    return etree.parse(str(DEMO / "arxiv" / "feed.atom")).getroot()
+
+
+def _entries(feed) -> list:
+    return feed.findall("atom:entry", NS)
+
+
+def _arxiv_id(entry) -> str:
+    return normalize_arxiv_id(entry.findtext("atom:id", namespaces=NS))
+
+
+def _summary_text(work: dict) -> str:
+    index = work["abstract_inverted_index"]
+    words = sorted((pos, word) for word, positions in index.items() for pos in positions)
+    assert [pos for pos, _ in words] == list(range(len(words))), "positions have gaps"
+    return " ".join(word for _, word in words)
+
+
+def _walk_keys(value):
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            yield key
+            yield from _walk_keys(inner)
+    elif isinstance(value, list):
+        for inner in value:
+            yield from _walk_keys(inner)
+
+
+def _assert_short(text: str) -> None:
+    assert 0 < len(text) < 400, text
+    assert len(SENTENCE_END.findall(text)) <= 2, text
+
+
+def test_the_readme_says_ids_are_local_and_abstracts_are_ours():
+    readme = (DEMO / "README.md").read_text(encoding="utf-8")
+    assert "local demo ids, not OpenAlex's" in readme
+    assert "we wrote" in readme.lower()
+
+
+@pytest.mark.parametrize("name", ["authors.json", "works.json"])
+def test_list_pages_have_meta_and_results(name):
+    page = _load(name)
+    assert set(page) >= {"meta", "results"}
+    assert page["meta"]["count"] == len(page["results"])
+    assert page["meta"]["page"] == 1
+    assert len(page["results"]) <= page["meta"]["per_page"]
+
+
+def test_authors_are_the_two_seed_researchers(authors):
+    by_id = {a["id"]: a for a in authors["results"]}
+    assert {i: a["display_name"] for i, a in by_id.items()} == RESEARCHERS
+    for author in authors["results"]:
+        assert LOCAL_AUTHOR_ID.match(author["id"])
+        assert author["ids"]["openalex"] == author["id"]
+        assert author["orcid"] is None  # no seed shows one
+        assert author["last_known_institutions"] == []  # no seed shows an affiliation
+    assert by_id["https://openalex.org/A9000000001"]["works_count"] == 13
+    assert by_id["https://openalex.org/A9000000002"]["works_count"] == 15
+
+
+@pytest.mark.parametrize("name", ["authors.json", "works.json"])
+def test_no_invented_counts(name):
+    keys = set(_walk_keys(_load(name)))
+    assert "cited_by_count" not in keys
+    assert "counts_by_year" not in keys
+    assert "summary_stats" not in keys
+
+
+def test_works_have_the_required_keys(works):
+    ids = [w["id"] for w in works["results"]]
+    assert len(ids) == len(set(ids))
+    for work in works["results"]:
+        assert LOCAL_WORK_ID.match(work["id"])
+        assert work["ids"]["openalex"] == work["id"]
+        assert work["title"] and work["display_name"] == work["title"]
+        assert isinstance(work["publication_year"], int)
+        if "publication_date" in work:
+            assert work["publication_date"].startswith(str(work["publication_year"]))
+        assert work["type"] in {"preprint", "article"}
+        source = work["primary_location"]["source"]
+        assert source["display_name"] and source["type"]
+        assert work["authorships"], work["title"]
+        for authorship in work["authorships"]:
+            assert authorship["author_position"] in {"first", "middle", "last"}
+            assert authorship["author"]["display_name"]
+            assert authorship["raw_author_name"] == authorship["author"]["display_name"]
+            author_id = authorship["author"]["id"]
+            if author_id is not None:
+                assert RESEARCHERS[author_id] == authorship["author"]["display_name"]
+            else:
+                assert authorship["author"]["display_name"] not in RESEARCHERS.values()
+        assert "topics" not in work
+
+
+def test_arxiv_works_carry_their_id_the_way_openalex_does(works):
+    for work in works["results"]:
+        doi_id = arxiv_id_from_doi(work["doi"])
+        page_id = normalize_arxiv_id(work["primary_location"]["landing_page_url"])
+        assert doi_id == page_id, work["title"]
+        if doi_id:
+            assert work["ids"]["doi"] == work["doi"] == f"https://doi.org/10.48550/arxiv.{doi_id}"
+            assert work["primary_location"]["source"]["display_name"] == (
+                "arXiv (Cornell University)"
+            )
+
+
+def test_summaries_are_short_and_ours(works, feed):
+    for work in works["results"]:
+        _assert_short(_summary_text(work))
+    for entry in _entries(feed):
+        _assert_short(" ".join(entry.findtext("atom:summary", namespaces=NS).split()))
+
+
+def test_feed_has_the_2026_layout(feed):
+    assert feed.tag == "{http://www.w3.org/2005/Atom}feed"
+    assert feed.nsmap == {None: NS["atom"], "arxiv": NS["arxiv"], "opensearch": NS["opensearch"]}
+    entries = _entries(feed)
+    assert int(feed.findtext("opensearch:totalResults", namespaces=NS)) == len(entries)
+    assert int(feed.findtext("opensearch:startIndex", namespaces=NS)) == 0
+    assert int(feed.findtext("opensearch:itemsPerPage", namespaces=NS)) >= len(entries)
+    for entry in entries:
+        arxiv_id = _arxiv_id(entry)
+        assert arxiv_id, entry.findtext("atom:id", namespaces=NS)
+        assert entry.findtext("atom:title", namespaces=NS).strip()
+        assert entry.findtext("atom:published", namespaces=NS)
+        assert [a.findtext("atom:name", namespaces=NS) for a in entry.findall("atom:author", NS)]
+        links = {link.get("rel"): link.get("href") for link in entry.findall("atom:link", NS)}
+        assert normalize_arxiv_id(links["alternate"]) == arxiv_id
+        assert normalize_arxiv_id(links["related"]) == arxiv_id
+        assert links["related"].startswith("https://arxiv.org/pdf/")
+
+
+def test_every_arxiv_entry_is_in_openalex_except_the_arxiv_only_ones(works, feed):
+    in_openalex = {}
+    for work in works["results"]:
+        for value in (work["doi"], work["primary_location"]["landing_page_url"]):
+            arxiv_id = normalize_arxiv_id(value)
+            if arxiv_id:
+                in_openalex[arxiv_id] = work
+    feed_ids = {_arxiv_id(entry): entry for entry in _entries(feed)}
+    assert set(feed_ids) - set(in_openalex) == ARXIV_ONLY
+    both = set(feed_ids) & set(in_openalex)
+    assert len(both) >= 2, "several works must exist in both sources"
+    for arxiv_id in both:
+        entry_title = feed_ids[arxiv_id].findtext("atom:title", namespaces=NS)
+        assert entry_title == in_openalex[arxiv_id]["title"]
+    titles = {w["title"] for w in works["results"]}
+    for arxiv_id in ARXIV_ONLY:
+        assert feed_ids[arxiv_id].findtext("atom:title", namespaces=NS) not in titles
+
+
+def test_each_researcher_has_works_and_collaborators_recur(works, feed):
+    per_researcher = Counter()
+    coauthors = Counter()
+    for work in works["results"]:
+        names = [a["author"]["display_name"] for a in work["authorships"]]
+        for author_id, name in RESEARCHERS.items():
+            if name in names:
+                ids = {a["author"]["id"] for a in work["authorships"]}
+                assert author_id in ids
+                per_researcher[name] += 1
+        coauthors.update(n for n in names if n not in RESEARCHERS.values())
+    arxiv_names = Counter(
+        name.text for name in feed.iterfind("atom:entry/atom:author/atom:name", NS)
+    )
+    # The counts the seed pages list: 13 works (one of them in arXiv only) and 15 papers.
+    assert per_researcher["Gennady Pekhimenko"] + len(ARXIV_ONLY) == 13
+    assert per_researcher["Amar Phanishayee"] == 15
+    assert arxiv_names["Gennady Pekhimenko"] == len(_entries(feed))
+    assert any(count >= 2 for count in coauthors.values()), "no repeat collaborator"
+    shared = [
+        w
+        for w in works["results"]
+        if {a["author"]["id"] for a in w["authorships"]} >= set(RESEARCHERS)
+    ]
+    assert len(shared) == 1  # Daydream is on both seed pages
