@@ -9,6 +9,8 @@ from django.db.models import Q
 from django.urls import reverse
 from django.utils.text import slugify
 
+from publications.fields import JSONField
+
 
 def unique_where_present(field: str, model: str) -> models.UniqueConstraint:
     """An external id is unique among the rows that have one."""
@@ -125,7 +127,7 @@ class Author(TimeStamped):
 
     display_name = models.CharField(max_length=300)
     normalized_name = models.CharField(max_length=300, db_index=True)
-    alternative_names = models.JSONField(default=list, blank=True)
+    alternative_names = JSONField(default=list, blank=True)
     openalex_id = models.CharField(max_length=32, blank=True, null=True)
     orcid = models.CharField("ORCID iD", max_length=19, blank=True, null=True)
     last_known_institution = models.ForeignKey(
@@ -174,7 +176,7 @@ class Author(TimeStamped):
 class AuthorInstitution(models.Model):
     author = models.ForeignKey(Author, on_delete=models.CASCADE, related_name="affiliations")
     institution = models.ForeignKey(Institution, on_delete=models.CASCADE, related_name="+")
-    years = models.JSONField(default=list, blank=True)
+    years = JSONField(default=list, blank=True)
     source = models.CharField(max_length=16, choices=Source.choices, default=Source.OPENALEX)
 
     class Meta:
@@ -196,7 +198,7 @@ class AuthorMetrics(models.Model):
     citations = models.PositiveIntegerField(null=True, blank=True)
     h_index = models.PositiveIntegerField(default=0)
     i10_index = models.PositiveIntegerField(default=0)
-    citations_by_year = models.JSONField(default=dict, blank=True)
+    citations_by_year = JSONField(default=dict, blank=True)
     topics_count = models.PositiveIntegerField(default=0)
     close_collaborators_count = models.PositiveIntegerField(default=0)
     followers_count = models.PositiveIntegerField(default=0)
@@ -268,10 +270,10 @@ class Work(TimeStamped):
     embargo_until = models.DateField(null=True, blank=True)
     # Unknown stays unknown: None means no source told us the count.
     cited_by_count = models.PositiveIntegerField(null=True, blank=True)
-    counts_by_year = models.JSONField(default=list, blank=True)
+    counts_by_year = JSONField(default=list, blank=True)
     first_author_surname = models.CharField(max_length=200, blank=True)
     # Which source each field's value came from: {"title": "openalex", "comments": "arxiv"}.
-    provenance = models.JSONField(default=dict, blank=True)
+    provenance = JSONField(default=dict, blank=True)
     merged_into = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="merged_from"
     )
@@ -371,7 +373,7 @@ class WorkSimilarity(models.Model):
     work = models.ForeignKey(Work, on_delete=models.CASCADE, related_name="similar_links")
     similar = models.ForeignKey(Work, on_delete=models.CASCADE, related_name="+")
     score = models.FloatField()
-    reasons = models.JSONField(default=list)
+    reasons = JSONField(default=list)
     computed_at = models.DateTimeField(auto_now=True)
 
     class Meta:
@@ -399,7 +401,7 @@ class SourceRecord(models.Model):
     source = models.CharField(max_length=16, choices=Source.choices)
     entity = models.CharField(max_length=16, choices=Entity.choices, default=Entity.WORK)
     external_id = models.CharField(max_length=255)
-    payload = models.JSONField()
+    payload = JSONField()
     content_hash = models.CharField(max_length=64)
     fetched_at = models.DateTimeField()
     first_seen_at = models.DateTimeField(auto_now_add=True)
@@ -445,14 +447,14 @@ class ImportRun(models.Model):
 
     source = models.CharField(max_length=16, choices=Source.choices)
     kind = models.CharField(max_length=16, choices=Kind.choices)
-    parameters = models.JSONField(default=dict, blank=True)
+    parameters = JSONField(default=dict, blank=True)
     status = models.CharField(
         max_length=16, choices=Status.choices, default=Status.QUEUED, db_index=True
     )
-    cursor = models.JSONField(null=True, blank=True, help_text="Where a resumed run picks up.")
+    cursor = JSONField(null=True, blank=True, help_text="Where a resumed run picks up.")
     processed = models.PositiveIntegerField(default=0)
     total = models.PositiveIntegerField(null=True, blank=True)
-    counters = models.JSONField(default=dict, blank=True)
+    counters = JSONField(default=dict, blank=True)
     error = models.TextField(blank=True)
     requested_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -480,7 +482,7 @@ class ImportProblem(models.Model):
     )
     source = models.CharField(max_length=16, choices=Source.choices)
     external_id = models.CharField(max_length=255, blank=True)
-    payload = models.JSONField(null=True, blank=True)
+    payload = JSONField(null=True, blank=True)
     raw_payload = models.TextField(blank=True, help_text="The body when it was not JSON.")
     error = models.TextField()
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.OPEN)
@@ -656,7 +658,7 @@ class AuditEvent(models.Model):
     target_type = models.CharField(max_length=64)
     target_id = models.CharField(max_length=64)
     target_repr = models.CharField(max_length=300, blank=True)
-    data = models.JSONField(default=dict, blank=True)
+    data = JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
 
     class Meta:
