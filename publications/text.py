@@ -19,9 +19,10 @@ HTML_TAGS = (
     "strike strong sub sup table tbody td tfoot th thead title tr tt u ul var embed form input "
     "button svg math mi mo mn msup msub mrow mfrac msqrt mtext"
 )
+_TAG_NAMES = "|".join(HTML_TAGS.split())
 _TAG = re.compile(
-    r"</?(?:(?:jats|mml|xhtml|inline-formula|tex-math):[\w.-]+|(?:%s))(?:\s[^<>]*)?/?>"
-    % "|".join(HTML_TAGS.split()),
+    r"</?(?:(?:jats|mml|xhtml|inline-formula|tex-math):[\w.-]+|(?:" + _TAG_NAMES + r"))"
+    r"(?:\s[^<>]*)?/?>",
     re.IGNORECASE,
 )
 _BLOCK_TAGS = {"p", "br", "div", "li", "tr", "td", "th", "h1", "h2", "h3", "h4", "h5", "h6"}
@@ -33,10 +34,17 @@ def plain_text(value: str | None) -> str:
     """Return ``value`` without markup, entities decoded, white space tidied."""
     if not value:
         return ""
+    if "<" not in value and "&" not in value:  # the common case: nothing to strip or decode
+        return _tidy(value)
     text = _BLOCKS.sub(" ", value)
     text = _TAG.sub(_replace_tag, text)
-    text = html.unescape(text)
+    return _tidy(html.unescape(text))
+
+
+def _tidy(text: str) -> str:
     text = _SPACES.sub(" ", text)
+    if "\n" not in text:
+        return text.strip()
     text = _BLANK_LINES.sub("\n\n", text)
     return "\n".join(line.strip() for line in text.strip().split("\n"))
 

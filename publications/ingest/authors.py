@@ -14,9 +14,11 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from publications.identifiers import normalize_name, surname
+from publications.ingest.entities import institution_key
 from publications.models import Author, Authorship, MergeCandidate
 from publications.records import AuthorRef, WorkRecord
 
+AUTHOR_COLUMNS = ["id", "display_name", "normalized_name", "openalex_id", "orcid", "merged_into"]
 CONFIDENCE_ID = 1.0
 CONFIDENCE_POSITION = 0.9
 CONFIDENCE_SHARED_EVIDENCE = 0.75
@@ -59,19 +61,24 @@ def _follow_merges(authors: dict[str, Author]) -> dict[str, Author]:
     }
 
 
-def _new_author(ref: AuthorRef) -> Author:
+def _new_author(ref: AuthorRef, institutions: dict | None = None) -> Author:
     name = ref.name or ref.raw_name or "Unknown author"
+    known = [
+        institutions[k] for k in map(institution_key, ref.institutions) if k in (institutions or {})
+    ]
     return Author(
         display_name=name[:300],
         normalized_name=normalize_name(name)[:300],
         openalex_id=ref.openalex_id,
         orcid=ref.orcid,
+        last_known_institution=known[0] if known else None,
     )
 
 
 class AuthorResolver:
-    def __init__(self, constraints: Constraints):
+    def __init__(self, constraints: Constraints, institutions: dict | None = None):
         self.constraints = constraints
+        self.institutions = institutions or {}
         self.merge_candidates: list[MergeCandidate] = []
         # Authors created from a bare name in this batch, with the co-author names and
         # topics of the work that introduced them, so a second work can share evidence.
@@ -107,10 +114,10 @@ class AuthorResolver:
             if not self._lookup(found, ref):
                 missing[ref.openalex_id or f"orcid:{ref.orcid}"] = ref
         if missing:
-            Author.objects.bulk_create(
-                [_new_author(r) for r in missing.values()], ignore_conflicts=True
-            )
-            found = self._read_identified(refs)
+            fresh = [_new_author(r, self.institutions) for r in missing.values()]
+            Author.objects.bulk_create(fresh, ignore_conflicts=True)
+            # Read back only what was missing (another worker may have created some first).
+            found.update(self._read_identified(list(missing.values())))
         self._fill_blanks(found, refs)
         return found
 
@@ -124,10 +131,10 @@ class AuthorResolver:
         orcids = {r.orcid for r in refs if r.orcid}
         found: dict[str, Author] = {}
         if openalex_ids:
-            for author in Author.objects.filter(openalex_id__in=openalex_ids):
+            for author in Author.objects.filter(openalex_id__in=openalex_ids).only(*AUTHOR_COLUMNS):
                 found[author.openalex_id] = author
         if orcids:
-            for author in Author.objects.filter(orcid__in=orcids):
+            for author in Author.objects.filter(orcid__in=orcids).only(*AUTHOR_COLUMNS):
                 found[f"orcid:{author.orcid}"] = author
         # An id we have never seen may still belong to a known person through the ORCID.
         for ref in refs:

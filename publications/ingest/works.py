@@ -18,6 +18,7 @@ from publications.ingest import entities
 from publications.ingest.authors import AuthorResolver, Constraints, Item, Resolved
 from publications.ingest.hashing import content_hash
 from publications.ingest.merge import UPDATE_FIELDS, apply_record, apply_venue, new_work
+from publications.ingest.rows import insert_rows
 from publications.models import (
     Author,
     AuthorInstitution,
@@ -98,9 +99,9 @@ class WorkBatch:
         pending = self._changed_only()
         if pending:
             self._find_works(pending)
+            self._assign_venues(pending)
             self._create_works(pending)
             self._update_works([p for p in pending if not p.is_new])
-            self._write_venues(pending)
             self._write_authorships(pending)
             self._write_topics(pending)
             self._write_grants(pending)
@@ -228,15 +229,13 @@ class WorkBatch:
         self.result.updated += len(works)
         self.result.work_ids.update(works)
 
-    def _write_venues(self, pending: list[Pending]) -> None:
+    def _assign_venues(self, pending: list[Pending]) -> None:
+        """Venues are set before works are written, so a new work is inserted complete."""
         venues = entities.upsert_venues(p.record.venue for p in pending if p.record.venue)
-        changed = {}
         for item in pending:
             venue = venues.get(entities.venue_key(item.record.venue)) if item.record.venue else None
-            if venue and apply_venue(item.work, venue.pk, item.record.source):
-                changed[item.work.pk] = item.work
-        if changed:
-            Work.objects.bulk_update(list(changed.values()), ["venue", "provenance"])
+            if venue:
+                apply_venue(item.work, venue.pk, item.record.source)
 
     # Authorships ---------------------------------------------------------------
 
@@ -247,13 +246,13 @@ class WorkBatch:
         for authorship in rows:
             existing[authorship.work_id].append(authorship)
         constraints = _load_constraints(work_ids)
-        resolver = AuthorResolver(constraints)
-        items = [Item(p.work.pk, p.record, existing[p.work.pk]) for p in pending]
-        resolved = resolver.resolve(items)
-        self.merge_candidates.extend(resolver.merge_candidates)
         institutions = entities.upsert_institutions(
             i for p in pending for a in p.record.authors for i in a.institutions
         )
+        resolver = AuthorResolver(constraints, institutions)
+        items = [Item(p.work.pk, p.record, existing[p.work.pk]) for p in pending]
+        resolved = resolver.resolve(items)
+        self.merge_candidates.extend(resolver.merge_candidates)
         writer = _AuthorshipWriter(existing, constraints, institutions)
         for item in items:
             writer.plan(item, resolved)
@@ -282,7 +281,21 @@ class WorkBatch:
                     )
         for source, ids in by_source.items():
             WorkTopic.objects.filter(work_id__in=ids, source=source).delete()
-        WorkTopic.objects.bulk_create(list(rows.values()), ignore_conflicts=True)
+        # Another source may already link a work to the same topic: keep that row.
+        kept = set(
+            WorkTopic.objects.filter(work_id__in={w for w, _ in rows}).values_list(
+                "work_id", "topic_id"
+            )
+        )
+        insert_rows(
+            WorkTopic,
+            ["work", "topic", "score", "is_primary", "source"],
+            [
+                (t.work_id, t.topic_id, t.score, t.is_primary, t.source)
+                for key, t in rows.items()
+                if key not in kept
+            ],
+        )
 
     def _write_grants(self, pending: list[Pending]) -> None:
         with_grants = [p for p in pending if p.record.source == Source.OPENALEX]
@@ -296,8 +309,8 @@ class WorkBatch:
                 funder = funders.get(entities.funder_key(ref))
                 if funder:
                     key = (item.work.pk, funder.pk, ref.award_id[:200])
-                    rows[key] = Grant(work_id=key[0], funder_id=key[1], award_id=key[2])
-        Grant.objects.bulk_create(list(rows.values()), ignore_conflicts=True)
+                    rows[key] = True
+        insert_rows(Grant, ["work", "funder", "award_id"], list(rows))
 
     # Provenance and decisions for staff ----------------------------------------
 
@@ -315,7 +328,11 @@ class WorkBatch:
             row.work_id = item.work.pk
             row.import_run = self.run
             (changed if row.pk else new).append(row)
-        SourceRecord.objects.bulk_create(new)
+        insert_rows(
+            SourceRecord,
+            SOURCE_RECORD_FIELDS,
+            [_source_record_row(r, self.fetched_at) for r in new],
+        )
         SourceRecord.objects.bulk_update(
             changed, ["payload", "content_hash", "fetched_at", "work", "import_run"]
         )
@@ -332,6 +349,19 @@ class WorkBatch:
                 continue
             rows.append(candidate)
         MergeCandidate.objects.bulk_create(rows, ignore_conflicts=True)
+
+
+SOURCE_RECORD_FIELDS = [
+    "source", "entity", "external_id", "payload", "content_hash", "fetched_at", "first_seen_at",
+    "work", "import_run",
+]  # fmt: skip
+
+
+def _source_record_row(row: SourceRecord, now) -> tuple:
+    return (
+        row.source, row.entity, row.external_id, row.payload, row.content_hash, row.fetched_at,
+        now, row.work_id, row.import_run_id,
+    )  # fmt: skip
 
 
 class _AuthorshipWriter:
@@ -397,30 +427,43 @@ class _AuthorshipWriter:
     def commit(self) -> set[int]:
         if self.delete:
             Authorship.objects.filter(pk__in=self.delete).delete()
-        Authorship.objects.bulk_create(self.create)
+        self._insert_new()
         fields = ["position", "raw_name", "raw_affiliation", "is_corresponding", "confidence"]
         Authorship.objects.bulk_update(self.update, fields)
         self._write_institution_links()
         self._fill_affiliations()
         return self.author_ids
 
+    def _insert_new(self) -> None:
+        """Insert new authorships as plain rows, then read their ids back in one query."""
+        if not self.create:
+            return
+        insert_rows(Authorship, AUTHORSHIP_FIELDS, [_authorship_row(a) for a in self.create])
+        work_ids = {a.work_id for a in self.create}
+        ids = {
+            (work_id, author_id): pk
+            for pk, work_id, author_id in Authorship.objects.filter(
+                work_id__in=work_ids
+            ).values_list("pk", "work_id", "author_id")
+        }
+        for authorship in self.create:
+            authorship.pk = ids[(authorship.work_id, authorship.author_id)]
+
     def _write_institution_links(self) -> None:
-        ids = [a.pk for a, _ in self.links]
-        AuthorshipInstitution.objects.filter(authorship_id__in=ids).delete()
-        AuthorshipInstitution.objects.bulk_create(
-            [
-                AuthorshipInstitution(authorship_id=a.pk, institution_id=inst)
-                for a, institutions in self.links
-                for inst in dict.fromkeys(institutions)
-            ],
-            ignore_conflicts=True,
-        )
+        created = {id(a) for a in self.create}
+        existing = [a.pk for a, _ in self.links if id(a) not in created]
+        if existing:
+            AuthorshipInstitution.objects.filter(authorship_id__in=existing).delete()
+        rows = {(a.pk, inst) for a, institutions in self.links for inst in institutions}
+        insert_rows(AuthorshipInstitution, ["authorship", "institution"], sorted(rows))
 
     def _fill_affiliations(self) -> None:
         if not self.last_known:
             return
-        AuthorInstitution.objects.bulk_create(
-            [AuthorInstitution(author_id=a, institution_id=i) for a, i in self.last_known.items()],
+        insert_rows(
+            AuthorInstitution,
+            ["author", "institution", "years", "source"],
+            [(a, i, [], Source.OPENALEX) for a, i in sorted(self.last_known.items())],
             ignore_conflicts=True,
         )
         blank = Author.objects.filter(pk__in=self.last_known, last_known_institution__isnull=True)
@@ -428,7 +471,21 @@ class _AuthorshipWriter:
         for author in blank.only("id"):
             author.last_known_institution_id = self.last_known[author.pk]
             changed.append(author)
-        Author.objects.bulk_update(changed, ["last_known_institution"])
+        if changed:
+            Author.objects.bulk_update(changed, ["last_known_institution"])
+
+
+AUTHORSHIP_FIELDS = [
+    "work", "author", "position", "raw_name", "raw_affiliation", "is_corresponding", "source",
+    "confidence",
+]  # fmt: skip
+
+
+def _authorship_row(a: Authorship) -> tuple:
+    return (
+        a.work_id, a.author_id, a.position, a.raw_name, a.raw_affiliation, a.is_corresponding,
+        a.source, a.confidence,
+    )  # fmt: skip
 
 
 def _follow_work_merges(works: list[Work]) -> list[tuple[Work, Work]]:
