@@ -1,3 +1,4 @@
+from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
@@ -5,6 +6,10 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from config import views
 from profiles.urls import researcher_patterns
 from publications.urls import work_patterns
+
+admin.site.site_header = f"{settings.SITE_NAME} administration"
+admin.site.site_title = f"{settings.SITE_NAME} admin"
+admin.site.index_title = "Curation"
 
 api_v1 = [
     path("", include("publications.api_urls")),

@@ -296,6 +296,19 @@ def _ingest(run: ImportRun, entity: str, mapped: list) -> BatchResult:
     return result
 
 
+def import_payload(*, run: ImportRun | None, entity: str, payload) -> BatchResult:
+    """Map and write one stored payload (a retried ImportProblem); raise when either step fails."""
+    mapper = _mapper(entity)
+    if mapper is None:
+        raise MappingError(f"Records of kind '{entity}' are not imported.")
+    record = mapper(payload)
+    with transaction.atomic():
+        result = _ingest(run, entity, [(payload, record)])
+        if result.author_ids:
+            _queue_follow_up(sorted(result.author_ids))
+    return result
+
+
 def _ingest_isolating_bad_records(run, entity, mapped, problems) -> BatchResult:
     """Write the batch; if it fails, write record by record and quarantine the ones that fail."""
     try:

@@ -1,0 +1,99 @@
+"""Import throughput and peak memory on PostgreSQL.
+
+Generates a synthetic OpenAlex snapshot (``generate_corpus``), imports it into a
+fresh database with ``manage.py import_file`` in a child process, imports it
+again (every record unchanged), and reports works per second and the child's
+peak resident memory for each size.
+
+    .venv/bin/python bench/import_bench.py --works 10000 100000
+
+Needs a PostgreSQL server (``--server``, default the local one); the benchmark
+database is dropped and created again for every size. Follow-up tasks go to a
+Redis database of their own (``--redis``) and are purged afterwards, so what is
+measured is the import itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PYTHON = sys.executable
+
+
+def sh(*args, env=None, check=True) -> subprocess.CompletedProcess:
+    return subprocess.run(args, cwd=ROOT, env=env, check=check, capture_output=True, text=True)
+
+
+def fresh_database(server: str, name: str) -> str:
+    sh("psql", f"{server}/postgres", "-qc", f"DROP DATABASE IF EXISTS {name}")
+    sh("psql", f"{server}/postgres", "-qc", f"CREATE DATABASE {name}")
+    return f"{server}/{name}"
+
+
+def corpus(works: int) -> Path:
+    path = ROOT / "var" / "corpus" / f"works-{works}.jsonl"
+    if not path.exists():
+        sh(PYTHON, "manage.py", "generate_corpus", "--works", str(works), "--out", str(path))
+    return path
+
+
+# Runs manage.py in this child and reports the child's own peak RSS when it exits.
+LAUNCHER = """
+import atexit, resource, runpy, sys
+atexit.register(lambda: print("PEAK_RSS_KB", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))
+sys.argv = ["manage.py", "import_file", sys.argv[1]]
+runpy.run_path("manage.py", run_name="__main__")
+"""
+
+
+def timed_import(path: Path, env: dict) -> tuple[float, int, str]:
+    """Run one import in a child process; return seconds, peak RSS (KiB) and its summary line."""
+    started = time.perf_counter()
+    result = sh(PYTHON, "-c", LAUNCHER, str(path), env=env)
+    seconds = time.perf_counter() - started
+    lines = result.stdout.splitlines()
+    summary = next(line for line in lines if line.startswith("Import #"))
+    peak = int(next(line for line in lines if line.startswith("PEAK_RSS_KB")).split()[1])
+    return seconds, peak, summary
+
+
+def run(works: int, args) -> dict:
+    path = corpus(works)
+    env = {**os.environ, "DATABASE_URL": fresh_database(args.server, args.database)}
+    env["REDIS_URL"] = args.redis
+    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+    sh(PYTHON, "manage.py", "migrate", "-v0", env=env)
+    first = timed_import(path, env)
+    again = timed_import(path, env)
+    sh("redis-cli", "-u", args.redis, "FLUSHDB", check=False)
+    return {"works": works, "fresh": first, "unchanged": again}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--works", nargs="+", type=int, default=[10_000, 100_000])
+    parser.add_argument("--server", default="postgres://postgres@127.0.0.1:5432")
+    parser.add_argument("--database", default="scholarpages_bench")
+    parser.add_argument("--redis", default="redis://127.0.0.1:6379/15")
+    args = parser.parse_args()
+    print(
+        f"{'works':>8} {'fresh s':>8} {'fresh/s':>8} {'again s':>8} {'again/s':>8} {'peak RSS':>9}"
+    )
+    for works in sorted(args.works):
+        result = run(works, args)
+        (fresh, rss1, _), (again, rss2, _) = result["fresh"], result["unchanged"]
+        print(
+            f"{works:>8} {fresh:>8.1f} {works / fresh:>8.0f} {again:>8.1f} {works / again:>8.0f}"
+            f" {max(rss1, rss2) / 1024:>7.0f}MB",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()
