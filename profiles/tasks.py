@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from celery import shared_task
+from django.db.models import Q
 from django.utils import timezone
 
 from profiles.models import Follow, Profile
@@ -19,9 +20,8 @@ def tracked_openalex_ids() -> list[str]:
     claimed = Profile.objects.values("author_id")
     followed = Follow.objects.values("author_id")
     authors = Author.objects.visible().filter(openalex_id__isnull=False)
-    ids = authors.filter(pk__in=claimed).values_list("openalex_id", flat=True)
-    ids = ids.union(authors.filter(pk__in=followed).values_list("openalex_id", flat=True))
-    return sorted(ids)
+    tracked = authors.filter(Q(pk__in=claimed) | Q(pk__in=followed))
+    return list(tracked.order_by("openalex_id").values_list("openalex_id", flat=True).distinct())
 
 
 def _last_refresh_date():
