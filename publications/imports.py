@@ -17,11 +17,19 @@ from pathlib import Path
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
-from publications.ingest import BatchResult, ingest_authors, ingest_institutions, ingest_works
+from publications.identifiers import normalize_openalex_id
+from publications.ingest import (
+    BatchResult,
+    content_hash,
+    ingest_authors,
+    ingest_institutions,
+    ingest_works,
+)
 from publications.ingest.entities import upsert_topics, upsert_venues
-from publications.models import ImportProblem, ImportRun, Source
+from publications.models import ImportProblem, ImportRun, Source, SourceRecord
 from publications.records import MappingError, Page, SourceError
 
 logger = logging.getLogger("publications")
@@ -192,12 +200,42 @@ def _stop_if_cancelled(run: ImportRun) -> None:
 
 def _write_batch(run: ImportRun, entity: str, payloads: list[dict], after: Position, total):
     with transaction.atomic():
-        mapped, problems = _map_all(run, entity, payloads)
+        changed, unchanged = _skip_unchanged(entity, payloads)
+        mapped, problems = _map_all(run, entity, changed)
         result = _ingest_isolating_bad_records(run, entity, mapped, problems)
+        result.unchanged += unchanged
         _advance(run, result, len(payloads), len(problems), after, total)
         ImportProblem.objects.bulk_create(problems)
         if result.author_ids:
             _queue_follow_up(sorted(result.author_ids))
+
+
+def _identity(entity: str, payload) -> tuple[str, str, str] | None:
+    """(source, entity, external id) of a payload as its mapper will key it, if that is cheap."""
+    if not isinstance(payload, dict):
+        return None
+    if entity == "arxiv":
+        arxiv_id = payload.get("arxiv_id")
+        return (Source.ARXIV, SourceRecord.Entity.WORK, arxiv_id) if arxiv_id else None
+    kind = {"work": SourceRecord.Entity.WORK, "author": SourceRecord.Entity.AUTHOR}.get(entity)
+    openalex_id = normalize_openalex_id(payload.get("id")) if kind else None
+    return (Source.OPENALEX, kind, openalex_id) if openalex_id else None
+
+
+def _skip_unchanged(entity: str, payloads: list) -> tuple[list, int]:
+    """Drop payloads whose stored copy has the same content hash, before any mapping."""
+    keyed = [(_identity(entity, p), p) for p in payloads]
+    ids = {key[2] for key, _ in keyed if key}
+    if not ids:
+        return payloads, 0
+    source, kind = next((key[0], key[1]) for key, _ in keyed if key)
+    stored = dict(
+        SourceRecord.objects.filter(source=source, entity=kind, external_id__in=ids)
+        .filter(Q(work__isnull=False) | Q(author__isnull=False))
+        .values_list("external_id", "content_hash")
+    )
+    changed = [p for key, p in keyed if not key or stored.get(key[2]) != content_hash(p)]
+    return changed, len(payloads) - len(changed)
 
 
 def _advance(run, result: BatchResult, count: int, problems: int, after: Position, total) -> None:

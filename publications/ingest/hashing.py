@@ -1,8 +1,9 @@
 import hashlib
-import json
+
+import orjson
 
 
 def content_hash(payload) -> str:
     """A stable digest of a payload: the same content hashes the same whatever its key order."""
-    text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.blake2b(text.encode("utf-8"), digest_size=20).hexdigest()
+    text = orjson.dumps(payload, option=orjson.OPT_SORT_KEYS)
+    return hashlib.blake2b(text, digest_size=20).hexdigest()

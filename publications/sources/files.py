@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import BinaryIO
 from urllib.parse import parse_qsl, unquote, urlsplit
 
+import orjson
 import yaml
 
 from publications.records import Page, SourceError
@@ -161,7 +162,7 @@ def _json_lines(label: str, head: list[bytes], stream: Iterable[bytes], hint: st
         if not line.strip():
             continue
         try:
-            document = json.loads(line)
+            document = orjson.loads(line)  # the hot loop of a snapshot import
         except ValueError as exc:
             yield from _flush(entity, batch)
             yield SourceError(f"{label} line {number}: not valid JSON ({exc})", body=_preview(line))

@@ -357,7 +357,7 @@ def _author_ref(position: int, authorship: dict, corresponding: set) -> AuthorRe
 
 
 def _raw_affiliation(authorship: dict) -> str:
-    strings = _list(authorship.get("raw_affiliation_strings"))
+    strings = list(_list(authorship.get("raw_affiliation_strings")))  # never the payload's own list
     strings += [authorship.get("raw_affiliation_string")]  # legacy snapshot field
     strings += [
         _dict(a).get("raw_affiliation_string") for a in _list(authorship.get("affiliations"))

@@ -1,5 +1,6 @@
 """OpenAlex mapping on recorded real responses, and fetching replayed with ``responses``."""
 
+import contextlib
 import copy
 import gzip
 import json
@@ -653,3 +654,24 @@ def test_search_authors_returns_namesake_candidates(real_fixtures, quick):
     )
     assert candidates[3]["institution"] == ""
     json.dumps(candidates)  # plain JSON for the namesake picker
+
+
+def test_mapping_never_changes_the_payload(real_fixtures):
+    """Mappers are pure: the stored payload and its content hash must be what the source sent."""
+    import copy
+
+    from publications.sources.files import read_file
+
+    checked = 0
+    for path in sorted((real_fixtures / "openalex").rglob("*.json*")):
+        for page in read_file(path):
+            mapper = {"work": map_work, "author": openalex.map_author}.get(
+                getattr(page, "entity", None)
+            )
+            for payload in getattr(page, "payloads", []) if mapper else []:
+                before = copy.deepcopy(payload)
+                with contextlib.suppress(MappingError):
+                    mapper(payload)
+                assert payload == before, f"{path.name}: mapping changed {payload.get('id')}"
+                checked += 1
+    assert checked > 100
