@@ -22,6 +22,7 @@ from requests.adapters import HTTPAdapter
 
 from publications.identifiers import normalize_arxiv_id, normalize_doi
 from publications.records import AuthorRef, MappingError, Page, SourceError, TopicRef, WorkRecord
+from publications.sources.common import parse_datetime
 from publications.text import one_line, plain_text
 
 ATOM = "http://www.w3.org/2005/Atom"
@@ -215,13 +216,7 @@ def _iso(value: str | datetime | None) -> str:
 
 
 def _parse_datetime(value: str | None) -> datetime | None:
-    if not value:
-        return None
-    try:
-        parsed = datetime.fromisoformat(value.strip())
-    except ValueError:
-        return None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    return parse_datetime(value)
 
 
 def _child_text(element: etree._Element, namespace: str, tag: str) -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from urllib.parse import urlsplit
 
 import pyalex
@@ -41,6 +41,7 @@ from publications.records import (
     VenueRef,
     WorkRecord,
 )
+from publications.sources.common import parse_datetime
 from publications.text import one_line, plain_text
 
 SOURCE = "openalex"
@@ -121,13 +122,7 @@ def _date(value: object) -> date | None:
 
 def _datetime(value: object) -> datetime | None:
     """``updated_date`` is a date in old records and a naive UTC datetime in new ones."""
-    if not isinstance(value, str) or not value.strip():
-        return None
-    try:
-        parsed = datetime.fromisoformat(value.strip())
-    except ValueError:
-        return None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    return parse_datetime(value)
 
 
 def short_id(value: object, prefix: str) -> str | None:
