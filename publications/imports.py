@@ -375,7 +375,7 @@ def _record_source_error(run: ImportRun, error: SourceError) -> None:
         raw_payload=error.body[:100_000],
         error=f"{error}{status}",
     )
-    run.counters = {**{k: run.counters.get(k, 0) for k in COUNTERS}}
+    run.counters = {key: run.counters.get(key, 0) for key in COUNTERS}
     run.counters["problems"] += 1
     run.save(update_fields=["counters"])
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db.models import Prefetch, Q, QuerySet
 
+from publications.identifiers import normalize_name
 from publications.models import Author, Authorship, Work
 
 
@@ -38,7 +39,9 @@ def author_works(author: Author) -> QuerySet[Work]:
 def search_authors(query: str) -> QuerySet[Author]:
     return (
         Author.objects.visible()
-        .filter(Q(display_name__icontains=query) | Q(normalized_name__icontains=query.lower()))
+        .filter(
+            Q(display_name__icontains=query) | Q(normalized_name__icontains=normalize_name(query))
+        )
         .select_related("last_known_institution", "metrics")
         .order_by("display_name")
     )

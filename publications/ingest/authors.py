@@ -203,24 +203,8 @@ class AuthorResolver:
             topic_keys[item.work_id] = {t.key for t in item.record.topics}
         known_coauthors = {a for ids in coauthors.values() for a in ids}
         known_topics = {k for keys in topic_keys.values() for k in keys}
-        pairs = (
-            set(
-                Authorship.objects.filter(
-                    author_id__in=candidate_ids, work__authorships__author_id__in=known_coauthors
-                ).values_list("author_id", "work__authorships__author_id")
-            )
-            if known_coauthors
-            else set()
-        )
-        topics = (
-            set(
-                Authorship.objects.filter(
-                    author_id__in=candidate_ids, work__work_topics__topic__key__in=known_topics
-                ).values_list("author_id", "work__work_topics__topic__key")
-            )
-            if known_topics
-            else set()
-        )
+        pairs = _candidate_links(candidate_ids, "work__authorships__author_id", known_coauthors)
+        topics = _candidate_links(candidate_ids, "work__work_topics__topic__key", known_topics)
         evidence = set()
         for item, _ in unmatched:
             for candidate in candidate_ids:
@@ -261,6 +245,14 @@ class AuthorResolver:
                 )
             )
         return Resolved(author, CONFIDENCE_NEW_NAME)
+
+
+def _candidate_links(candidate_ids: set[int], path: str, wanted: set) -> set[tuple]:
+    """(candidate, value) pairs where a candidate's works reach one of ``wanted`` along ``path``."""
+    if not wanted:
+        return set()
+    rows = Authorship.objects.filter(author_id__in=candidate_ids, **{f"{path}__in": wanted})
+    return set(rows.values_list("author_id", path))
 
 
 def _work_context(record: WorkRecord, ref: AuthorRef) -> set[str]:

@@ -345,9 +345,9 @@ class WorkBatch:
                 candidate.work_b = item.work
             if candidate.work_a_id and candidate.work_a_id == candidate.work_b_id:
                 continue
-            if _kept_apart(candidate):
-                continue
             rows.append(candidate)
+        apart = _kept_apart_pairs(rows)
+        rows = [c for c in rows if _pair(c) not in apart]
         MergeCandidate.objects.bulk_create(rows, ignore_conflicts=True)
 
 
@@ -535,14 +535,29 @@ def _title_reason(existing: Work, fresh: Work) -> str:
     return ", ".join(parts)
 
 
-def _kept_apart(candidate: MergeCandidate) -> bool:
+def _pair(candidate: MergeCandidate) -> tuple[str, frozenset]:
     if candidate.kind == MergeCandidate.Kind.WORK:
-        a, b = candidate.work_a_id, candidate.work_b_id
-        pair = Q(work_id=a, other_work_id=b) | Q(work_id=b, other_work_id=a)
-    else:
-        a, b = candidate.author_a_id, candidate.author_b_id
-        pair = Q(author_id=a, other_author_id=b) | Q(author_id=b, other_author_id=a)
-    return LinkConstraint.objects.filter(pair, kind=LinkConstraint.Kind.CANNOT_LINK).exists()
+        return ("work", frozenset((candidate.work_a_id, candidate.work_b_id)))
+    return ("author", frozenset((candidate.author_a_id, candidate.author_b_id)))
+
+
+def _kept_apart_pairs(candidates: list[MergeCandidate]) -> set[tuple[str, frozenset]]:
+    """The candidate pairs staff already kept apart, in one query for the whole batch."""
+    if not candidates:
+        return set()
+    ids = {i for c in candidates for i in _pair(c)[1]}
+    rows = LinkConstraint.objects.filter(kind=LinkConstraint.Kind.CANNOT_LINK).filter(
+        Q(work_id__in=ids, other_work_id__in=ids) | Q(author_id__in=ids, other_author_id__in=ids)
+    )
+    pairs = set()
+    for work, other_work, author, other_author in rows.values_list(
+        "work_id", "other_work_id", "author_id", "other_author_id"
+    ):
+        if other_work:
+            pairs.add(("work", frozenset((work, other_work))))
+        if other_author:
+            pairs.add(("author", frozenset((author, other_author))))
+    return pairs
 
 
 def ingest_works(

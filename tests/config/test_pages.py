@@ -94,3 +94,8 @@ def test_search_finds_researchers_and_works(client):
     assert "Orbital mechanics" in html
     html = client.get("/search/", {"q": "katherine"}).content.decode()
     assert "Katherine Johnson" in html
+
+
+def test_search_finds_a_name_typed_without_its_accents(client):
+    AuthorshipFactory(author__display_name="Vincent Larivière")
+    assert "Vincent Larivière" in client.get("/search/", {"q": "lariviere"}).content.decode()
