@@ -29,11 +29,21 @@ app.conf.update(
     task_routes={
         "publications.tasks.import_*": {"queue": "imports"},
         "profiles.tasks.refresh_tracked_authors": {"queue": "imports"},
+        "graph.tasks.*": {"queue": "compute"},
+        "trust.tasks.*": {"queue": "compute"},
     },
     beat_schedule={
         "refresh-tracked-authors": {
             "task": "profiles.tasks.refresh_tracked_authors",
             "schedule": crontab(hour=2, minute=30),
+        },
+        "recompute-trust-scores": {
+            "task": "trust.tasks.recompute_all",
+            "schedule": crontab(hour=4, minute=0),
+        },
+        "send-following-digests": {
+            "task": "profiles.tasks.send_digests",
+            "schedule": crontab(hour=7, minute=0),
         },
     },
     timezone="UTC",

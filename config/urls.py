@@ -13,12 +13,18 @@ admin.site.index_title = "Curation"
 
 api_v1 = [
     path("", include("publications.api_urls")),
+    path("", include("graph.api_urls")),
+    path("", include("trust.api_urls")),
+    path("", include("profiles.api_urls")),
 ]
 
 urlpatterns = [
     path("", include("publications.urls")),
     path("works/", include(work_patterns)),
     path("researchers/", include(researcher_patterns)),
+    path("researchers/", include("graph.urls")),
+    path("", include("trust.urls")),
+    path("", include("profiles.people_urls")),
     path("healthz", views.healthz, name="healthz"),
     path("admin/", admin.site.urls),
     path("accounts/", include("allauth.urls")),

@@ -20,6 +20,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from publications import signals
 from publications.identifiers import normalize_openalex_id
 from publications.ingest import (
     BatchResult,
@@ -255,7 +256,11 @@ def _advance(run, result: BatchResult, count: int, problems: int, after: Positio
 def _queue_follow_up(author_ids: list[int]) -> None:
     from publications import tasks
 
-    transaction.on_commit(lambda: tasks.refresh_author_metrics.delay(author_ids))
+    def follow_up() -> None:
+        tasks.refresh_author_metrics.delay(author_ids)
+        signals.authors_changed.send(sender=ImportRun, author_ids=author_ids)
+
+    transaction.on_commit(follow_up)
 
 
 def _finish(run: ImportRun, status: str, error: str = "") -> None:
