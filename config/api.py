@@ -11,6 +11,7 @@ when a rate limit answers 429.
 from __future__ import annotations
 
 from django.http import JsonResponse
+from django_ratelimit.exceptions import Ratelimited
 from rest_framework.exceptions import APIException, Throttled, ValidationError
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -59,6 +60,8 @@ def _describe(exc: APIException) -> tuple[str, str, object]:
 
 
 def exception_handler(exc, context):
+    if isinstance(exc, Ratelimited):
+        return ratelimited_response()
     response = drf_exception_handler(exc, context)
     if response is None:
         return None  # Unexpected errors reach the 500 handler, which answers the same shape.
@@ -67,6 +70,19 @@ def exception_handler(exc, context):
     else:
         code, message, details = STATUS_CODES.get(response.status_code, "error"), "Error.", None
     response.data = error_body(response.status_code, message, code=code, details=details)
+    return response
+
+
+RATE_LIMIT_MESSAGE = "Too many requests: please wait a little and try again."
+
+
+def ratelimited_response() -> JsonResponse:
+    """429 in the one error shape; ``retry_after`` is a hint in seconds."""
+    response = JsonResponse(
+        error_body(429, RATE_LIMIT_MESSAGE, code="throttled", details={"retry_after": 60}),
+        status=429,
+    )
+    response["Retry-After"] = "60"
     return response
 
 

@@ -8,11 +8,11 @@ import uuid
 from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
-from django.http import HttpRequest, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.views.decorators.cache import never_cache
 
-from config.api import error_response
+from config.api import RATE_LIMIT_MESSAGE, error_response, ratelimited_response
 
 logger = logging.getLogger("config")
 
@@ -79,3 +79,12 @@ def server_error(request: HttpRequest):
     if _wants_json(request):
         return error_response(500, "The server hit an error; it has been logged.")
     return render(request, "500.html", status=500)
+
+
+def ratelimited(request: HttpRequest, exception=None) -> HttpResponse:
+    """Answer a request refused by a rate limit: 429, JSON under /api/, a page elsewhere."""
+    if request.path.startswith("/api/"):
+        return ratelimited_response()
+    response = render(request, "429.html", {"message": RATE_LIMIT_MESSAGE}, status=429)
+    response["Retry-After"] = "60"
+    return response

@@ -1,3 +1,4 @@
-from django.urls import path  # noqa: F401
+from profiles.api_claim_urls import urlpatterns as claim_patterns
+from profiles.api_social_urls import urlpatterns as social_patterns
 
-urlpatterns: list = []
+urlpatterns = [*claim_patterns, *social_patterns]
