@@ -4,8 +4,11 @@ from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 
+from publications import search as search_service
 from publications import selectors
 from publications.models import Work
+
+SEARCH_AUTHORS = 8  # researchers shown above the works; more behind a link
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -26,11 +29,26 @@ def work_detail(request: HttpRequest, pk: int, slug: str = "") -> HttpResponse:
 
 
 def search(request: HttpRequest) -> HttpResponse:
-    query = request.GET.get("q", "").strip()[:200]
-    authors = works = None
+    """Researchers and works in one ranked page, with filters for the works."""
+    form = search_service.SearchForm(request.GET)
+    form.is_valid()
+    query = form.cleaned_data.get("q", "")
+    context = {"form": form, "query": query}
     if query:
-        authors = selectors.search_authors(query)[:20]
-        works = Paginator(selectors.search_works(query), 20).get_page(request.GET.get("page"))
-    return render(
-        request, "publications/search.html", {"query": query, "authors": authors, "works": works}
-    )
+        filters = form.filters()
+        authors = search_service.search_authors(query)
+        if form.cleaned_data.get("show") == "researchers":
+            context["authors_page"] = Paginator(authors, 20).get_page(request.GET.get("page"))
+        else:
+            matches = search_service.search_works(query, filters)
+            works = Paginator(selectors.works_with_authors(matches), 20).get_page(
+                request.GET.get("page")
+            )
+            context.update(
+                authors=list(authors[: SEARCH_AUTHORS + 1]),
+                works=works,
+                filters=filters,
+                type_facets=search_service.type_facets(matches),
+                topic_facets=search_service.topic_facets(matches),
+            )
+    return render(request, "publications/search.html", context)

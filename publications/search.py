@@ -1,0 +1,211 @@
+"""Search over researchers and works.
+
+On PostgreSQL, works are matched with full-text search (English stemming over
+title and abstract, ranked with title hits weighing more) and researchers with
+full-text search on their names plus trigram word similarity on the
+accent-folded name, so "lariviere" finds "Larivière" and a partly typed or
+misspelt surname still finds its owner. When full-text search finds no work, a
+trigram match on the normalised title is tried. Other databases (the embedded
+SQLite default) match every word of the query as a substring.
+
+Ties are broken by the record's weight (works count for researchers, citations
+for works), then by id, so the order is stable across pages.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import reduce
+from operator import and_
+
+from django import forms
+from django.contrib.postgres.search import (
+    SearchQuery,
+    SearchRank,
+    TrigramWordSimilarity,
+)
+from django.core.exceptions import ValidationError
+from django.db import connection
+from django.db.models import Count, F, FloatField, Q, QuerySet, Value
+from django.db.models.functions import Coalesce, Greatest
+
+from publications.identifiers import normalize_name, normalize_title
+from publications.models import Author, Topic, Work, WorkTopic
+
+MAX_QUERY_LENGTH = 200
+MAX_WORDS = 12
+# Below this trigram word similarity a name is not offered as a match.
+NAME_SIMILARITY = 0.45
+TITLE_SIMILARITY = 0.5
+FACET_LIMIT = 12
+
+
+@dataclass(frozen=True)
+class WorkFilters:
+    """Validated filters for the works part of a search (see forms.SearchForm)."""
+
+    year_from: int | None = None
+    year_to: int | None = None
+    type: str = ""
+    topic: Topic | None = None
+
+    def apply(self, works: QuerySet[Work]) -> QuerySet[Work]:
+        if self.year_from is not None:
+            works = works.filter(publication_year__gte=self.year_from)
+        if self.year_to is not None:
+            works = works.filter(publication_year__lte=self.year_to)
+        if self.type:
+            works = works.filter(type=self.type)
+        if self.topic is not None:
+            works = works.filter(
+                id__in=WorkTopic.objects.filter(topic=self.topic).values("work_id")
+            )
+        return works
+
+    @property
+    def active(self) -> bool:
+        return bool(
+            self.year_from is not None or self.year_to is not None or self.type or self.topic
+        )
+
+
+def clean_query(raw: str) -> str:
+    """The query as searched: trimmed, at most MAX_QUERY_LENGTH characters."""
+    return " ".join(raw.split())[:MAX_QUERY_LENGTH]
+
+
+def _words(text: str) -> list[str]:
+    return text.split()[:MAX_WORDS]
+
+
+def _postgres() -> bool:
+    return connection.vendor == "postgresql"
+
+
+def search_authors(query: str) -> QuerySet[Author]:
+    """Visible researchers matching ``query``, best first."""
+    authors = Author.objects.visible().select_related("last_known_institution", "metrics")
+    folded = normalize_name(query)
+    if not folded:
+        return authors.none()
+    if _postgres():
+        text = SearchQuery(query, config="simple", search_type="websearch")
+        return (
+            authors.annotate(
+                rank=SearchRank(F("search_vector"), text),
+                likeness=TrigramWordSimilarity(folded, "normalized_name"),
+            )
+            .filter(Q(search_vector=text) | Q(likeness__gte=NAME_SIMILARITY))
+            .annotate(score=Greatest(F("rank"), F("likeness"), output_field=FloatField()))
+            .order_by("-score", F("metrics__works_count").desc(nulls_last=True), "id")
+        )
+    match = reduce(
+        and_,
+        (
+            Q(display_name__icontains=word) | Q(normalized_name__icontains=folded_word)
+            for word, folded_word in zip(_words(query), _words(folded), strict=False)
+        ),
+    )
+    return authors.filter(match).order_by(
+        F("metrics__works_count").desc(nulls_last=True), "display_name", "id"
+    )
+
+
+def search_works(query: str, filters: WorkFilters | None = None) -> QuerySet[Work]:
+    """Visible works matching ``query`` and ``filters``, best first (not yet prefetched)."""
+    filters = filters or WorkFilters()
+    works = filters.apply(Work.objects.visible())
+    if not _words(query):
+        return works.none()
+    if _postgres():
+        text = SearchQuery(query, config="english", search_type="websearch")
+        found = (
+            works.filter(search_vector=text)
+            .annotate(rank=SearchRank(F("search_vector"), text))
+            .order_by("-rank", F("cited_by_count").desc(nulls_last=True), "-id")
+        )
+        if found.exists():
+            return found
+        folded = normalize_title(query)
+        return (
+            works.annotate(rank=TrigramWordSimilarity(folded, "normalized_title"))
+            .filter(rank__gte=TITLE_SIMILARITY)
+            .order_by("-rank", F("cited_by_count").desc(nulls_last=True), "-id")
+        )
+    match = reduce(
+        and_, (Q(title__icontains=word) | Q(abstract__icontains=word) for word in _words(query))
+    )
+    return (
+        works.filter(match)
+        .annotate(rank=Value(0.0))
+        .order_by(Coalesce("cited_by_count", Value(-1)).desc(), "-id")
+    )
+
+
+def type_facets(works: QuerySet[Work]) -> list[dict]:
+    """How many of the matching works are of each type, most common first."""
+    labels = dict(Work.Type.choices)
+    rows = (
+        works.order_by()
+        .values("type")
+        .annotate(count=Count("id"))
+        .order_by("-count", "type")[:FACET_LIMIT]
+    )
+    return [{"value": r["type"], "label": labels.get(r["type"], r["type"]), **r} for r in rows]
+
+
+def topic_facets(works: QuerySet[Work]) -> list[dict]:
+    """The topics most common among the matching works, with counts."""
+    rows = (
+        WorkTopic.objects.filter(work__in=works.order_by().values("id"))
+        .values("topic_id", "topic__name", "topic__key")
+        .annotate(count=Count("work_id"))
+        .order_by("-count", "topic__name")[:FACET_LIMIT]
+    )
+    return [
+        {"value": r["topic__key"], "label": r["topic__name"], "count": r["count"]} for r in rows
+    ]
+
+
+class SearchForm(forms.Form):
+    """The search page's query and filters; a bad filter is reported, never a 500."""
+
+    q = forms.CharField(required=False, max_length=1000, strip=True)
+    year_from = forms.IntegerField(required=False, min_value=1000, max_value=2100, label="From")
+    year_to = forms.IntegerField(required=False, min_value=1000, max_value=2100, label="To")
+    type = forms.ChoiceField(
+        required=False, choices=[("", "Any type"), *Work.Type.choices], label="Type"
+    )
+    topic = forms.CharField(required=False, max_length=100, label="Topic")
+    show = forms.ChoiceField(
+        required=False, choices=[("", "Everything"), ("researchers", "Researchers only")]
+    )
+
+    def clean_q(self) -> str:
+        return clean_query(self.cleaned_data.get("q") or "")
+
+    def clean_topic(self) -> Topic | None:
+        key = self.cleaned_data.get("topic")
+        if not key:
+            return None
+        topic = Topic.objects.filter(key=key).first()
+        if topic is None:
+            raise ValidationError("No topic has this key; pick one from the list.")
+        return topic
+
+    def clean(self):
+        data = super().clean()
+        low, high = data.get("year_from"), data.get("year_to")
+        if low is not None and high is not None and low > high:
+            self.add_error("year_to", "The end year comes before the start year.")
+        return data
+
+    def filters(self) -> WorkFilters:
+        self.is_valid()  # fields that failed validation are left out of cleaned_data
+        data = self.cleaned_data
+        return WorkFilters(
+            year_from=data.get("year_from"),
+            year_to=data.get("year_to"),
+            type=data.get("type") or "",
+            topic=data.get("topic"),
+        )

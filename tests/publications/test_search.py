@@ -1,0 +1,159 @@
+"""The search page: ranking, name matching, filters, facets and bad input."""
+
+import pytest
+from django.db import connection
+
+from publications.models import Topic, Work, WorkTopic
+from publications.search import WorkFilters, search_authors, search_works
+from tests.factories import AuthorFactory, AuthorshipFactory, WorkFactory
+
+pytestmark = pytest.mark.django_db
+
+postgres_only = pytest.mark.skipif(
+    connection.vendor != "postgresql",
+    reason="ranking and trigram matching need PostgreSQL (set DATABASE_URL); SQLite matches words",
+)
+
+
+def titles(works):
+    return [w.title for w in works]
+
+
+def test_every_word_must_match_and_merged_works_are_hidden():
+    WorkFactory(title="Gradient compression for distributed training")
+    WorkFactory(title="Gradient descent in practice")
+    merged = WorkFactory(title="Gradient compression, an older copy")
+    merged.merged_into = WorkFactory(title="Unrelated")
+    merged.save()
+    found = titles(search_works("gradient compression"))
+    assert found == ["Gradient compression for distributed training"]
+
+
+def test_abstract_words_are_searched_too():
+    WorkFactory(title="Memory systems", abstract="We compress activations to save memory.")
+    assert titles(search_works("activations")) == ["Memory systems"]
+
+
+@postgres_only
+def test_a_title_hit_ranks_above_an_abstract_hit_and_stems_match():
+    WorkFactory(title="Notes on systems", abstract="Compressing gradients helps training.")
+    WorkFactory(title="Compressing gradients", abstract="Notes on systems.")
+    assert titles(search_works("compressed gradient")) == [
+        "Compressing gradients",
+        "Notes on systems",
+    ]
+
+
+@postgres_only
+def test_a_misspelt_title_falls_back_to_trigram_matching():
+    WorkFactory(title="Checkerboard patterns in superconductors")
+    assert titles(search_works("checkerbord")) == ["Checkerboard patterns in superconductors"]
+
+
+def test_names_match_without_accents():
+    AuthorFactory(display_name="Vincent Larivière")
+    AuthorFactory(display_name="Vincent Price")
+    found = [a.display_name for a in search_authors("lariviere")]
+    assert found == ["Vincent Larivière"]
+
+
+@postgres_only
+def test_a_misspelt_surname_still_finds_its_owner_first():
+    AuthorFactory(display_name="Gennady Pekhimenko")
+    AuthorFactory(display_name="Amar Phanishayee")
+    found = [a.display_name for a in search_authors("pekhimenco")]
+    assert found[0] == "Gennady Pekhimenko"
+    assert "Amar Phanishayee" not in found
+
+
+def test_filters_narrow_the_works():
+    topic = Topic.objects.create(key="arxiv:cs.LG", name="Machine Learning", kind="arxiv")
+    old = WorkFactory(title="Learning rates, early", publication_year=2010)
+    new = WorkFactory(title="Learning rates, late", publication_year=2022, type="preprint")
+    WorkTopic.objects.create(work=new, topic=topic, score=1.0)
+    assert titles(search_works("learning", WorkFilters(year_to=2015))) == [old.title]
+    assert titles(search_works("learning", WorkFilters(year_from=2015))) == [new.title]
+    assert titles(search_works("learning", WorkFilters(type="preprint"))) == [new.title]
+    assert titles(search_works("learning", WorkFilters(topic=topic))) == [new.title]
+
+
+def test_the_page_lists_researchers_and_works_with_facets(client, django_assert_max_num_queries):
+    topic = Topic.objects.create(key="arxiv:cs.DC", name="Distributed Computing", kind="arxiv")
+    for i in range(25):
+        work = AuthorshipFactory(
+            author__display_name=f"Tensor Person{i}", work__title=f"Tensor paper {i}"
+        ).work
+        if i % 2:
+            WorkTopic.objects.create(work=work, topic=topic, score=1.0)
+    with django_assert_max_num_queries(12):
+        response = client.get("/search/", {"q": "tensor"})
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "25 works" in html
+    assert "Distributed Computing (12)" in html
+    assert "Article (25)" in html
+    assert "All researchers matching" in html  # more than fit above the works
+    assert 'rel="next"' in html and "q=tensor" in html
+
+
+def test_researchers_only_view_pages_through_every_match(client):
+    for i in range(23):
+        AuthorFactory(display_name=f"Quantum Person{i}")
+    html = client.get("/search/", {"q": "quantum", "show": "researchers"}).content.decode()
+    assert "23 researchers" in html
+    assert html.count('class="card researcher-result"') == 20
+
+
+def test_a_topic_filter_from_a_facet_keeps_the_query(client):
+    topic = Topic.objects.create(key="arxiv:cs.AR", name="Hardware Architecture", kind="arxiv")
+    kept = WorkFactory(title="Cache design")
+    WorkTopic.objects.create(work=kept, topic=topic, score=1.0)
+    WorkFactory(title="Cache eviction")
+    html = client.get("/search/", {"q": "cache", "topic": "arxiv:cs.AR"}).content.decode()
+    assert "Cache design" in html and "Cache eviction" not in html
+    assert "1 work with the filters applied" in html
+    assert "Clear filters" in html
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"year_from": "soon"}, "Enter a whole number."),
+        ({"year_from": "2020", "year_to": "2010"}, "The end year comes before the start year."),
+        ({"type": "poem"}, "Select a valid choice."),
+        ({"topic": "nope:nothing"}, "No topic has this key"),
+    ],
+)
+def test_bad_filters_are_reported_and_the_rest_still_searches(client, params, message):
+    WorkFactory(title="Robust filters", publication_year=2015)
+    response = client.get("/search/", {"q": "robust", **params})
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert message in html
+    assert 'aria-invalid="true"' in html
+    if "year_to" not in params:
+        assert "Robust filters" in html
+
+
+def test_an_overlong_or_empty_query_is_handled(client):
+    assert "Type a researcher" in client.get("/search/", {"q": "   "}).content.decode()
+    response = client.get("/search/", {"q": "x" * 5000})
+    assert response.status_code == 200
+
+
+def test_markup_in_a_query_is_shown_as_text(client):
+    html = client.get("/search/", {"q": "<script>alert(1)</script>"}).content.decode()
+    assert "<script>alert(1)</script>" not in html
+    assert "&lt;script&gt;" in html
+
+
+def test_search_works_orders_ties_by_citations_then_newest():
+    low = WorkFactory(title="Ranking ties", cited_by_count=1)
+    high = WorkFactory(title="Ranking ties again", cited_by_count=50)
+    unknown = WorkFactory(title="Ranking ties unknown", cited_by_count=None)
+    found = list(search_works("ranking ties"))
+    if connection.vendor != "postgresql":
+        assert found == [high, low, unknown]
+    else:
+        assert set(found) == {high, low, unknown}
+    assert Work.objects.count() == 3
