@@ -1,0 +1,43 @@
+"""A visitor searches the demo data in Chromium: names, words, filters."""
+
+import pytest
+from django.core.management import call_command
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def demo(settings):
+    call_command("demo", verbosity=0)
+
+
+def test_searching_a_name_and_filtering_works(demo, live_server, page, screenshot):
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(live_server.url)
+    page.get_by_role("searchbox", name="Search researchers and works").fill("pekhimenko")
+    page.locator(".site-search").get_by_role("button", name="Search").click()
+    page.wait_for_url("**/search/?q=pekhimenko")
+    researchers = page.get_by_role("region", name="Researchers")
+    assert researchers.get_by_role("link", name="Gennady Pekhimenko").first.is_visible()
+    screenshot("search-name")
+
+    page.goto(f"{live_server.url}/search/?q=training")
+    works = page.get_by_role("region", name="Works")
+    total = works.locator(".work-item").count()
+    assert total >= 1
+    filters = page.get_by_role("complementary")
+    assert filters.get_by_role("heading", name="Filter works").is_visible()
+    filters.get_by_label("From", exact=True).fill("2100")
+    filters.get_by_role("button", name="Apply filters").click()
+    page.wait_for_url("**year_from=2100**")
+    assert "No work matches" in page.get_by_role("region", name="Works").inner_text()
+    page.get_by_role("link", name="Clear filters").click()
+    assert page.get_by_role("region", name="Works").locator(".work-item").count() == total
+    screenshot("search-works-desktop")
+
+    page.set_viewport_size({"width": 390, "height": 844})
+    filters.get_by_label("To", exact=True).fill("1999")
+    filters.get_by_label("From", exact=True).fill("2005")
+    filters.get_by_role("button", name="Apply filters").click()
+    assert page.get_by_text("The end year comes before the start year.").is_visible()
+    screenshot("search-phone-bad-filter")
