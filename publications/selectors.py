@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from django.db.models import Prefetch, Q, QuerySet
+from django.db.models import Prefetch, QuerySet
 
-from publications.identifiers import normalize_name
 from publications.models import Author, Authorship, Work
 
 
@@ -32,24 +31,5 @@ def author_works(author: Author) -> QuerySet[Work]:
     return works_with_authors(
         Work.objects.visible()
         .filter(authorships__author=author)
-        .order_by("-publication_date", "-id")
-    )
-
-
-def search_authors(query: str) -> QuerySet[Author]:
-    return (
-        Author.objects.visible()
-        .filter(
-            Q(display_name__icontains=query) | Q(normalized_name__icontains=normalize_name(query))
-        )
-        .select_related("last_known_institution", "metrics")
-        .order_by("display_name")
-    )
-
-
-def search_works(query: str) -> QuerySet[Work]:
-    return works_with_authors(
-        Work.objects.visible()
-        .filter(Q(title__icontains=query) | Q(abstract__icontains=query))
         .order_by("-publication_date", "-id")
     )
