@@ -207,6 +207,13 @@ class AuthorMetrics(models.Model):
     novelty = models.FloatField(null=True, blank=True)
     first_year = models.PositiveIntegerField(null=True, blank=True)
     last_year = models.PositiveIntegerField(null=True, blank=True)
+    # Short ranked lists the researcher page shows without reading the author's works:
+    # [{"id", "name", "slug", "joint_works", "last_year"}], close collaborators first;
+    collaborators_top = JSONField(default=list, blank=True)
+    # [{"id", "name", "key", "works"}], the topics most of the author's works are in;
+    topics_top = JSONField(default=list, blank=True)
+    # [{"id", "name", "ror"}], the current institution first, then past ones.
+    institutions_list = JSONField(default=list, blank=True)
     computed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
