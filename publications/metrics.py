@@ -9,19 +9,23 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import datetime
 
+from django.db.models import Count
 from django.utils import timezone
+from django.utils.text import slugify
 
-from publications.models import AuthorMetrics, Authorship, WorkTopic
+from publications.models import Author, AuthorInstitution, AuthorMetrics, Authorship, WorkTopic
 
 AI_ARXIV_CATEGORIES = {"cs.AI", "cs.LG", "cs.CL", "cs.CV", "cs.NE", "cs.IR", "cs.RO", "stat.ML"}
 AI_SUBFIELDS = {"Artificial Intelligence", "Computer Vision and Pattern Recognition"}
 AI_HALF_LIFE_YEARS = 5
 CLOSE_COLLABORATOR_MIN_WORKS = 2
+TOP_LIST_LENGTH = 10  # collaborators, topics and institutions kept on the metrics row
 METRIC_FIELDS = [
     "works_count", "citations", "h_index", "i10_index", "citations_by_year", "topics_count",
     "close_collaborators_count", "primary_category", "ai_score", "first_year", "last_year",
-    "computed_at",
+    "computed_at", "followers_count", "collaborators_top", "topics_top", "institutions_list",
 ]  # fmt: skip
 
 
@@ -74,33 +78,123 @@ def _load_works(author_ids) -> tuple[dict[int, set[int]], dict[int, WorkFacts]]:
     return by_author, works
 
 
-def _load_topics(works: dict[int, WorkFacts]) -> None:
+def _load_topics(works: dict[int, WorkFacts]) -> dict[int, tuple[str, str]]:
+    """Mark each work's topics and AI flag; return the name and key of every topic seen."""
+    names: dict[int, tuple[str, str]] = {}
     rows = WorkTopic.objects.filter(work_id__in=works).values_list(
-        "work_id", "topic_id", "topic__key", "topic__kind", "topic__parent__name",
-        "topic__parent__parent__name",
+        "work_id", "topic_id", "topic__key", "topic__kind", "topic__name",
+        "topic__parent__name", "topic__parent__parent__name",
     )  # fmt: skip
-    for work_id, topic_id, key, kind, parent_name, grandparent_name in rows:
+    for work_id, topic_id, key, kind, name, parent_name, grandparent_name in rows:
         facts = works[work_id]
         facts.topics.add(topic_id)
+        names[topic_id] = (name, key)
         if kind == "arxiv" and key.removeprefix("arxiv:") in AI_ARXIV_CATEGORIES:
             facts.is_ai = True
         if kind == "topic":
             facts.is_ai = facts.is_ai or parent_name in AI_SUBFIELDS
             if grandparent_name:
                 facts.fields.append(grandparent_name)
+    return names
 
 
-def _coauthor_counts(by_author: dict[int, set[int]]) -> dict[int, Counter]:
+@dataclass
+class Coauthors:
+    """Who wrote with one author: joint works and the latest year of a joint work."""
+
+    joint: Counter = field(default_factory=Counter)
+    last_year: dict[int, int] = field(default_factory=dict)
+
+    def close(self) -> list[int]:
+        """Close collaborators, most joint works first, then the most recent."""
+        close = [p for p, n in self.joint.items() if n >= CLOSE_COLLABORATOR_MIN_WORKS]
+        return sorted(close, key=lambda p: (-self.joint[p], -self.last_year.get(p, 0), p))
+
+
+def _coauthors(by_author: dict[int, set[int]], works: dict[int, WorkFacts]) -> dict:
     all_works = {w for ids in by_author.values() for w in ids}
     people_on: dict[int, list[int]] = defaultdict(list)
-    rows = Authorship.objects.filter(work_id__in=all_works).values_list("work_id", "author_id")
+    rows = Authorship.objects.filter(
+        work_id__in=all_works, author__merged_into__isnull=True, author__is_deleted=False
+    ).values_list("work_id", "author_id")
     for work_id, author_id in rows:
         people_on[work_id].append(author_id)
-    counts = {}
+    result: dict[int, Coauthors] = {}
     for author_id, work_ids in by_author.items():
-        counter = Counter(p for w in work_ids for p in people_on[w] if p != author_id)
-        counts[author_id] = counter
-    return counts
+        coauthors = Coauthors()
+        for work_id in work_ids:
+            year = works[work_id].year or 0
+            for person in people_on[work_id]:
+                if person == author_id:
+                    continue
+                coauthors.joint[person] += 1
+                if year > coauthors.last_year.get(person, 0):
+                    coauthors.last_year[person] = year
+        result[author_id] = coauthors
+    return result
+
+
+def _collaborators_top(coauthors: Coauthors, names: dict[int, str]) -> list[dict]:
+    top = []
+    for person in coauthors.close()[:TOP_LIST_LENGTH]:
+        name = names.get(person, "")
+        top.append({
+            "id": person,
+            "name": name,
+            "slug": slugify(name)[:80] or "author",
+            "joint_works": coauthors.joint[person],
+            "last_year": coauthors.last_year.get(person) or None,
+        })  # fmt: skip
+    return top
+
+
+def _topics_top(facts: list[WorkFacts], names: dict[int, tuple[str, str]]) -> list[dict]:
+    counts = Counter(t for w in facts for t in w.topics)
+    ranked = sorted(counts, key=lambda t: (-counts[t], names[t][0], t))[:TOP_LIST_LENGTH]
+    return [{"id": t, "name": names[t][0], "key": names[t][1], "works": counts[t]} for t in ranked]
+
+
+@dataclass
+class AuthorFacts:
+    """What the metrics need from the author row itself: followers and institutions."""
+
+    followers: int = 0
+    institutions: list[dict] = field(default_factory=list)
+
+
+def _load_author_facts(author_ids) -> dict[int, AuthorFacts]:
+    facts = {a: AuthorFacts() for a in author_ids}
+    current: dict[int, int | None] = {}
+    # Follows live in the people layer; the reverse relation counts them without importing it.
+    rows = (
+        Author.objects.filter(id__in=author_ids)
+        .annotate(followers=Count("follows", distinct=True))
+        .values_list("id", "followers", "last_known_institution_id",
+                     "last_known_institution__name", "last_known_institution__ror")
+    )  # fmt: skip
+    for author_id, followers, inst_id, name, ror in rows:
+        facts[author_id].followers = followers
+        current[author_id] = inst_id
+        if inst_id:
+            facts[author_id].institutions.append({"id": inst_id, "name": name, "ror": ror or ""})
+    past: dict[int, list[tuple]] = defaultdict(list)
+    affiliations = AuthorInstitution.objects.filter(author_id__in=author_ids).values_list(
+        "author_id", "institution_id", "institution__name", "institution__ror", "years"
+    )
+    for author_id, inst_id, name, ror, years in affiliations:
+        if inst_id != current.get(author_id):
+            latest = max((y for y in years or [] if isinstance(y, int)), default=0)
+            past[author_id].append((-latest, name, inst_id, ror))
+    for author_id, entries in past.items():
+        for _latest, name, inst_id, ror in sorted(entries):
+            facts[author_id].institutions.append({"id": inst_id, "name": name, "ror": ror or ""})
+        del facts[author_id].institutions[TOP_LIST_LENGTH:]
+    return facts
+
+
+def _names(coauthors: dict[int, Coauthors]) -> dict[int, str]:
+    wanted = {p for c in coauthors.values() for p in c.close()[:TOP_LIST_LENGTH]}
+    return dict(Author.objects.filter(id__in=wanted).values_list("id", "display_name"))
 
 
 def _primary_category(works: list[WorkFacts]) -> str:
@@ -120,11 +214,25 @@ def _citations_by_year(works: list[WorkFacts]) -> dict[str, int]:
     return dict(sorted(totals.items()))
 
 
-def _metrics_for(author_id, work_ids, works, coauthors, now) -> AuthorMetrics:
-    facts = [works[w] for w in work_ids]
+@dataclass
+class Batch:
+    """Everything loaded once for a set of authors."""
+
+    works: dict[int, WorkFacts]
+    topic_names: dict[int, tuple[str, str]]
+    coauthors: dict[int, Coauthors]
+    coauthor_names: dict[int, str]
+    authors: dict[int, AuthorFacts]
+    now: datetime
+
+
+def _metrics_for(author_id: int, work_ids: set[int], batch: Batch) -> AuthorMetrics:
+    facts = [batch.works[w] for w in work_ids]
     known = [w.cited_by_count for w in facts if w.cited_by_count is not None]
     years = [w.year for w in facts if w.year]
-    close = sum(1 for n in coauthors.values() if n >= CLOSE_COLLABORATOR_MIN_WORKS)
+    coauthors = batch.coauthors.get(author_id, Coauthors())
+    author = batch.authors[author_id]
+    now = batch.now
     return AuthorMetrics(
         author_id=author_id,
         works_count=len(facts),
@@ -133,7 +241,11 @@ def _metrics_for(author_id, work_ids, works, coauthors, now) -> AuthorMetrics:
         i10_index=i10_index(known),
         citations_by_year=_citations_by_year(facts),
         topics_count=len({t for w in facts for t in w.topics}),
-        close_collaborators_count=close,
+        close_collaborators_count=len(coauthors.close()),
+        followers_count=author.followers,
+        collaborators_top=_collaborators_top(coauthors, batch.coauthor_names),
+        topics_top=_topics_top(facts, batch.topic_names),
+        institutions_list=author.institutions,
         primary_category=_primary_category(facts)[:300],
         ai_score=ai_score(facts, this_year=now.year),
         first_year=min(years) if years else None,
@@ -148,14 +260,34 @@ def author_metrics_refresh(*, author_ids: Iterable[int]) -> int:
     if not ids:
         return 0
     by_author, works = _load_works(ids)
-    _load_topics(works)
-    coauthors = _coauthor_counts(by_author)
-    now = timezone.now()
-    rows = [
-        _metrics_for(a, by_author.get(a, set()), works, coauthors.get(a, Counter()), now)
-        for a in ids
-    ]
+    topic_names = _load_topics(works)
+    coauthors = _coauthors(by_author, works)
+    batch = Batch(
+        works=works,
+        topic_names=topic_names,
+        coauthors=coauthors,
+        coauthor_names=_names(coauthors),
+        authors=_load_author_facts(ids),
+        now=timezone.now(),
+    )
+    rows = [_metrics_for(a, by_author.get(a, set()), batch) for a in ids]
     AuthorMetrics.objects.bulk_create(
         rows, update_conflicts=True, unique_fields=["author"], update_fields=METRIC_FIELDS
     )
     return len(rows)
+
+
+def author_followers_refresh(*, author_ids: Iterable[int]) -> int:
+    """Set the follower counts of these authors' metrics rows; return how many were updated.
+
+    Cheaper than a full refresh, for when only follows changed.
+    """
+    counts = dict(
+        Author.objects.filter(id__in=set(author_ids))
+        .annotate(followers=Count("follows", distinct=True))
+        .values_list("id", "followers")
+    )
+    rows = list(AuthorMetrics.objects.filter(author_id__in=counts))
+    for row in rows:
+        row.followers_count = counts[row.author_id]
+    return AuthorMetrics.objects.bulk_update(rows, ["followers_count"])
