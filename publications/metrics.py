@@ -24,7 +24,8 @@ CLOSE_COLLABORATOR_MIN_WORKS = 2
 TOP_LIST_LENGTH = 10  # collaborators, topics and institutions kept on the metrics row
 METRIC_FIELDS = [
     "works_count", "citations", "h_index", "i10_index", "citations_by_year", "topics_count",
-    "close_collaborators_count", "primary_category", "ai_score", "first_year", "last_year",
+    "close_collaborators_count", "primary_category", "ai_score", "novelty", "first_year",
+    "last_year",
     "computed_at", "followers_count", "collaborators_top", "topics_top", "institutions_list",
 ]  # fmt: skip
 
@@ -271,6 +272,7 @@ def author_metrics_refresh(*, author_ids: Iterable[int]) -> int:
         now=timezone.now(),
     )
     rows = [_metrics_for(a, by_author.get(a, set()), batch) for a in ids]
+    _set_novelty(rows)
     AuthorMetrics.objects.bulk_create(
         rows, update_conflicts=True, unique_fields=["author"], update_fields=METRIC_FIELDS
     )
@@ -291,3 +293,45 @@ def author_followers_refresh(*, author_ids: Iterable[int]) -> int:
     for row in rows:
         row.followers_count = counts[row.author_id]
     return AuthorMetrics.objects.bulk_update(rows, ["followers_count"])
+
+
+# Novelty ---------------------------------------------------------------------
+
+NOVELTY_THRESHOLD = 0.35  # prior similarity below which a work counts as novel
+
+
+def novelty(prior_similarities: Iterable[float | None]) -> float | None:
+    """Share (%) of works whose most similar earlier work is below the threshold.
+
+    Works whose prior similarity is not known (no date, no text, not computed
+    yet) are left out; None when no work is known.
+    """
+    known = [p for p in prior_similarities if p is not None]
+    if not known:
+        return None
+    novel = sum(1 for p in known if p < NOVELTY_THRESHOLD)
+    return round(100 * novel / len(known), 1)
+
+
+def _novelty_by_author(author_ids: Iterable[int]) -> dict[int, float | None]:
+    priors: dict[int, list[float | None]] = defaultdict(list)
+    rows = Authorship.objects.filter(
+        author_id__in=list(author_ids), work__merged_into__isnull=True
+    ).values_list("author_id", "work__prior_similarity")
+    for author_id, prior in rows:
+        priors[author_id].append(prior)
+    return {author_id: novelty(values) for author_id, values in priors.items()}
+
+
+def _set_novelty(rows: list[AuthorMetrics]) -> None:
+    by_author = _novelty_by_author(row.author_id for row in rows)
+    for row in rows:
+        row.novelty = by_author.get(row.author_id)
+
+
+def author_novelty_refresh(*, author_ids: Iterable[int]) -> int:
+    """Set the Novelty of these authors' metrics rows (after prior similarities changed)."""
+    rows = list(AuthorMetrics.objects.filter(author_id__in=set(author_ids)))
+    _set_novelty(rows)
+    AuthorMetrics.objects.bulk_update(rows, ["novelty"], batch_size=500)
+    return len(rows)
