@@ -51,3 +51,16 @@ def refresh_tracked_authors() -> list[int]:
         )
         runs.append(run.pk)
     return runs
+
+
+@shared_task(name="profiles.tasks.link_added_work", bind=True, max_retries=48)
+def link_added_work(self, run_id: int, author_id: int, actor_id: int | None, key: dict):
+    """After the import an owner asked for: link the work to their record."""
+    from profiles import ownership
+
+    if not ownership.run_is_finished(run_id):
+        raise self.retry(countdown=300)  # the run was re-queued to go on where it stopped
+    work = ownership.work_link_imported(
+        run_id=run_id, author_id=author_id, actor_id=actor_id, key=key
+    )
+    return work.pk if work else None

@@ -1,0 +1,477 @@
+"""Claiming an author record: which methods can prove a claim, and every step of one.
+
+ORCID sign-in and a confirmed institutional email prove a claim at once (L3);
+evidence goes to staff, who approve it (L4) or reject it with a reason the
+claimant sees. A record has at most one approved claim and a person holds at
+most one record. A claim on a record that someone else holds or is claiming
+becomes a dispute for staff, and nobody loses anything meanwhile. Every step
+writes an AuditEvent and, once committed, sends ``claim_changed`` so the trust
+score is recomputed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.core.exceptions import ValidationError
+from django.core.validators import URLValidator
+from django.db import IntegrityError, transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from profiles.models import Claim, Profile
+from profiles.signals import claim_changed
+from publications.curation import audit_record
+from publications.identifiers import normalize_orcid
+from publications.models import Author, Institution
+
+# Web requests and API calls that create a claim, per signed-in user.
+CLAIM_RATE = "10/h"
+MAX_EVIDENCE_LINKS = 5
+MIN_EVIDENCE_LENGTH = 20
+MAX_EVIDENCE_LENGTH = 5000
+
+ACTIVE = (Claim.Status.PENDING, Claim.Status.APPROVED, Claim.Status.DISPUTED)
+VERIFIED_METHODS = (Claim.Method.ORCID, Claim.Method.EMAIL)
+
+
+class ClaimError(ValueError):
+    """A claim step that cannot be taken; the message says why, for the person asking."""
+
+
+# What can prove a claim -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MethodCheck:
+    """Whether one method can prove this user's claim on this record, and why (not)."""
+
+    method: str
+    label: str
+    available: bool
+    reason: str
+    proof: str = ""  # the ORCID iD or email address that proves it
+    remedy: str = ""  # what the user could do: "connect_orcid", "manage_email"
+    domains: list[str] = field(default_factory=list)
+
+
+def user_orcids(user: AbstractBaseUser) -> set[str]:
+    """ORCID iDs the user proved by signing in with ORCID."""
+    from allauth.socialaccount.models import SocialAccount
+
+    uids = SocialAccount.objects.filter(user=user, provider="orcid").values_list("uid", flat=True)
+    return {orcid for orcid in map(normalize_orcid, uids) if orcid}
+
+
+def user_emails(user: AbstractBaseUser) -> list[tuple[str, bool]]:
+    """The user's email addresses with whether each is confirmed."""
+    from allauth.account.models import EmailAddress
+
+    rows = EmailAddress.objects.filter(user=user).order_by("-primary", "email")
+    return [(email.lower(), verified) for email, verified in rows.values_list("email", "verified")]
+
+
+def affiliated_domains(author: Author) -> dict[str, str]:
+    """Homepage domains of the institutions the author is affiliated with, to the names."""
+    institutions = (
+        Institution.objects.filter(
+            Q(pk=author.last_known_institution_id)
+            | Q(pk__in=author.affiliations.values("institution_id"))
+            | Q(authorships__author=author)
+        )
+        .exclude(homepage_domain="")
+        .values_list("homepage_domain", "name")
+        .distinct()
+    )
+    domains: dict[str, str] = {}
+    for domain, name in institutions:
+        domain = domain.lower().strip(".").removeprefix("www.")
+        if "." in domain:
+            domains.setdefault(domain, name)
+    return dict(sorted(domains.items()))
+
+
+def email_domain_matches(email: str, domain: str) -> bool:
+    """True when the address is at ``domain`` or one of its subdomains."""
+    host = email.rpartition("@")[2].lower().strip(".")
+    return host == domain or host.endswith(f".{domain}")
+
+
+def _orcid_check(user, author: Author, orcid_sign_in: bool) -> MethodCheck:
+    label = Claim.Method.ORCID.label
+    record = normalize_orcid(author.orcid)
+    if not record:
+        reason = "This record has no ORCID iD, so signing in with ORCID cannot prove it is yours."
+        return MethodCheck(Claim.Method.ORCID, label, False, reason)
+    mine = user_orcids(user)
+    if record in mine:
+        reason = f"Your ORCID iD {record} is the one on this record."
+        return MethodCheck(Claim.Method.ORCID, label, True, reason, proof=record)
+    if mine:
+        reason = (
+            f"You signed in with ORCID iD {', '.join(sorted(mine))}; this record's is {record}."
+        )
+        return MethodCheck(Claim.Method.ORCID, label, False, reason)
+    if not orcid_sign_in:
+        reason = (
+            f"This record's ORCID iD is {record}, but ORCID sign-in is not set up on this site."
+        )
+        return MethodCheck(Claim.Method.ORCID, label, False, reason)
+    reason = f"This record's ORCID iD is {record}: sign in with ORCID to prove it is yours."
+    return MethodCheck(Claim.Method.ORCID, label, False, reason, remedy="connect_orcid")
+
+
+def _email_check(user, author: Author) -> MethodCheck:
+    label = Claim.Method.EMAIL.label
+    domains = affiliated_domains(author)
+    if not domains:
+        reason = "No institution this record is affiliated with has a known web domain."
+        return MethodCheck(Claim.Method.EMAIL, label, False, reason)
+    names = ", ".join(f"{domain} ({name})" for domain, name in domains.items())
+    emails = user_emails(user)
+    for email, verified in emails:
+        matched = next((d for d in domains if email_domain_matches(email, d)), None)
+        if matched and verified:
+            reason = f"Your confirmed address {email} is at {matched} ({domains[matched]})."
+            return MethodCheck(
+                Claim.Method.EMAIL, label, True, reason, proof=email, domains=list(domains)
+            )
+    unconfirmed = [e for e, verified in emails if not verified and _at_any(e, domains)]
+    if unconfirmed:
+        reason = f"Confirm {unconfirmed[0]} first: only confirmed addresses count."
+    else:
+        reason = f"None of your confirmed email addresses is at {names}."
+    return MethodCheck(
+        Claim.Method.EMAIL, label, False, reason, remedy="manage_email", domains=list(domains)
+    )
+
+
+def _at_any(email: str, domains) -> bool:
+    return any(email_domain_matches(email, d) for d in domains)
+
+
+def _evidence_check() -> MethodCheck:
+    reason = (
+        "Describe how you can be identified and link to pages that show it "
+        "(a staff page, a personal site, a CV); staff review it."
+    )
+    return MethodCheck(Claim.Method.EVIDENCE, Claim.Method.EVIDENCE.label, True, reason)
+
+
+def claim_method_checks(
+    *, user: AbstractBaseUser, author: Author, orcid_sign_in: bool = True
+) -> list[MethodCheck]:
+    """Every claim method for this user and record: whether it can work here, and why."""
+    return [
+        _orcid_check(user, author, orcid_sign_in),
+        _email_check(user, author),
+        _evidence_check(),
+    ]
+
+
+def claim_blocker(*, user: AbstractBaseUser, author: Author) -> Claim | None:
+    """The user's active claim that stops a new one (on this record or another), if any."""
+    return Claim.objects.active().filter(user=user).select_related("author").first()
+
+
+def claim_level(claim: Claim) -> int:
+    """Verification level an approved claim gives: L4 when staff reviewed it, else L3."""
+    return 4 if claim.reviewer_id else 3
+
+
+def claim_verification(claim: Claim) -> str:
+    """How an approved claim was verified, in words."""
+    if claim.reviewer_id:
+        return "reviewed by staff"
+    if claim.method == Claim.Method.ORCID:
+        return "verified by ORCID"
+    return "verified by institutional email"
+
+
+# Steps of a claim ---------------------------------------------------------------
+
+
+def _clean_links(links) -> list[str]:
+    cleaned = []
+    validate = URLValidator(schemes=["http", "https"])
+    for link in links or []:
+        link = str(link).strip()
+        if not link:
+            continue
+        if len(link) > 500:
+            raise ClaimError(f"A link is longer than 500 characters: {link[:60]}…")
+        try:
+            validate(link)
+        except ValidationError:
+            raise ClaimError(f"Not a web address (http or https): {link}") from None
+        if link not in cleaned:
+            cleaned.append(link)
+    if len(cleaned) > MAX_EVIDENCE_LINKS:
+        raise ClaimError(f"Give at most {MAX_EVIDENCE_LINKS} links.")
+    return cleaned
+
+
+def _clean_evidence(text: str) -> str:
+    text = (text or "").strip()
+    if len(text) < MIN_EVIDENCE_LENGTH:
+        raise ClaimError(
+            f"Describe your evidence in at least {MIN_EVIDENCE_LENGTH} characters, "
+            "so staff can check it."
+        )
+    if len(text) > MAX_EVIDENCE_LENGTH:
+        raise ClaimError(f"Keep the evidence under {MAX_EVIDENCE_LENGTH} characters.")
+    return text
+
+
+def _announce(claim: Claim) -> None:
+    author_id = claim.author_id
+    transaction.on_commit(lambda: claim_changed.send(sender=Claim, author_id=author_id))
+
+
+def _lock_author(author: Author) -> Author:
+    """Claims on one record are decided one at a time."""
+    return Author.objects.select_for_update().get(pk=author.pk)
+
+
+def _others_active(author_id: int, user) -> list[Claim]:
+    return list(
+        Claim.objects.select_for_update()
+        .filter(author_id=author_id, status__in=ACTIVE)
+        .exclude(user=user)
+    )
+
+
+def _dispute(claims: list[Claim], actor, cause: Claim) -> None:
+    """Mark pending claims as disputed: staff now decide between them."""
+    for other in claims:
+        if other.status != Claim.Status.PENDING:
+            continue
+        other.status = Claim.Status.DISPUTED
+        other.save(update_fields=["status"])
+        audit_record(actor=actor, action="claim_dispute", target=other, data={"by": cause.pk})
+        _announce(other)
+
+
+def _audit_data(claim: Claim, **extra) -> dict:
+    return {
+        "author_id": claim.author_id,
+        "user_id": claim.user_id,
+        "method": claim.method,
+        "status": claim.status,
+        **extra,
+    }
+
+
+def claim_create(
+    *,
+    user: AbstractBaseUser,
+    author: Author,
+    method: str,
+    evidence: str = "",
+    links=(),
+    orcid_sign_in: bool = True,
+) -> Claim:
+    """Claim ``author`` for ``user``; approved at once when ORCID or an email proves it."""
+    if method not in Claim.Method.values:
+        raise ClaimError(f"Unknown claim method: {method!r}.")
+    if author.merged_into_id or author.is_deleted:
+        raise ClaimError("This record was merged or removed; claim the record it became.")
+    if method == Claim.Method.EVIDENCE:
+        evidence, links = _clean_evidence(evidence), _clean_links(links)
+    else:
+        evidence, links = "", []
+    try:
+        with transaction.atomic():
+            return _create(user, _lock_author(author), method, evidence, links, orcid_sign_in)
+    except IntegrityError:
+        # Another request approved a claim for this record or this user in the meantime.
+        raise ClaimError("This record or your account changed meanwhile; try again.") from None
+
+
+def _create(user, author: Author, method: str, evidence: str, links, orcid_sign_in) -> Claim:
+    held = claim_blocker(user=user, author=author)
+    if held is not None:
+        where = "this record" if held.author_id == author.pk else f"{held.author}"
+        raise ClaimError(
+            f"You already have a claim on {where} ({held.get_status_display().lower()}). "
+            "Withdraw it before making another one."
+        )
+    proof = None
+    if method in VERIFIED_METHODS:
+        check = next(
+            c
+            for c in claim_method_checks(user=user, author=author, orcid_sign_in=orcid_sign_in)
+            if c.method == method
+        )
+        if not check.available:
+            raise ClaimError(check.reason)
+        proof = check.proof
+    others = _others_active(author.pk, user)
+    claim = Claim(user=user, author=author, method=method, evidence=evidence)
+    claim.evidence_links = links
+    if method == Claim.Method.ORCID:
+        claim.verified_orcid = proof
+    elif method == Claim.Method.EMAIL:
+        claim.verified_email = proof
+    if others:
+        claim.status = Claim.Status.DISPUTED
+    elif proof:
+        claim.status = Claim.Status.APPROVED
+        claim.decided_at = timezone.now()
+    claim.save()
+    audit_record(actor=user, action="claim_create", target=claim, data=_audit_data(claim))
+    if claim.status == Claim.Status.APPROVED:
+        _profile_open(claim)
+        audit_record(
+            actor=user,
+            action="claim_approve",
+            target=claim,
+            data=_audit_data(claim, proof=proof, level=claim_level(claim)),
+        )
+    if claim.status == Claim.Status.DISPUTED:
+        _dispute(others, user, claim)
+    if claim.status != Claim.Status.PENDING:
+        _announce(claim)
+    return claim
+
+
+def _profile_open(claim: Claim) -> Profile:
+    profile, _ = Profile.objects.get_or_create(author_id=claim.author_id, user_id=claim.user_id)
+    return profile
+
+
+def _profile_close(claim: Claim) -> dict:
+    """Remove the profile an approved claim opened; return what it held, for the audit trail."""
+    profile = Profile.objects.filter(author_id=claim.author_id, user_id=claim.user_id).first()
+    if profile is None:
+        return {}
+    kept = {
+        "tagline": profile.tagline,
+        "homepage": profile.homepage,
+        "open_to_collaborate": profile.open_to_collaborate,
+        "pinned_work_ids": list(profile.pinned_works.values_list("pk", flat=True)),
+    }
+    profile.delete()
+    return kept
+
+
+def _locked_claim(claim: Claim) -> Claim:
+    _lock_author(claim.author)
+    return Claim.objects.select_for_update().select_related("author", "user").get(pk=claim.pk)
+
+
+def claim_withdraw(*, claim: Claim, user: AbstractBaseUser) -> Claim:
+    """The claimant takes back a pending, disputed or approved claim."""
+    with transaction.atomic():
+        claim = _locked_claim(claim)
+        if claim.user_id != user.pk:
+            raise ClaimError("Only the person who made a claim can withdraw it.")
+        if claim.status not in ACTIVE:
+            raise ClaimError(f"This claim is already {claim.get_status_display().lower()}.")
+        before = claim.status
+        profile = _profile_close(claim) if before == Claim.Status.APPROVED else {}
+        claim.status = Claim.Status.WITHDRAWN
+        claim.withdrawn_at = timezone.now()
+        claim.save(update_fields=["status", "withdrawn_at"])
+        data = _audit_data(claim, before=before, profile=profile)
+        audit_record(actor=user, action="claim_withdraw", target=claim, data=data)
+        _announce(claim)
+    return claim
+
+
+def claim_approve(*, claim: Claim, actor: AbstractBaseUser, note: str = "") -> Claim:
+    """Staff approve a pending or disputed claim after reviewing it (L4)."""
+    with transaction.atomic():
+        claim = _locked_claim(claim)
+        if claim.status not in (Claim.Status.PENDING, Claim.Status.DISPUTED):
+            raise ClaimError(
+                f"Only a pending or disputed claim can be approved, not {claim.status}."
+            )
+        others = _others_active(claim.author_id, claim.user)
+        holder = next((c for c in others if c.status == Claim.Status.APPROVED), None)
+        if holder is not None:
+            raise ClaimError(
+                f"{holder.user} holds this record (claim #{holder.pk}); "
+                "reject that claim first if this one is right."
+            )
+        elsewhere = (
+            Claim.objects.filter(user=claim.user, status=Claim.Status.APPROVED)
+            .exclude(pk=claim.pk)
+            .first()
+        )
+        if elsewhere is not None:
+            raise ClaimError(
+                f"This person already holds {elsewhere.author} (claim #{elsewhere.pk})."
+            )
+        claim.status = Claim.Status.APPROVED
+        claim.reviewer = actor
+        claim.review_note = note.strip()
+        claim.decided_at = timezone.now()
+        claim.save(update_fields=["status", "reviewer", "review_note", "decided_at"])
+        _profile_open(claim)
+        data = _audit_data(claim, level=claim_level(claim), note=claim.review_note)
+        audit_record(actor=actor, action="claim_approve", target=claim, data=data)
+        _dispute(others, actor, claim)
+        _announce(claim)
+    return claim
+
+
+def claim_reject(*, claim: Claim, actor: AbstractBaseUser, reason: str) -> Claim:
+    """Staff reject a claim (or revoke an approved one) with a reason the claimant sees."""
+    reason = (reason or "").strip()
+    if not reason:
+        raise ClaimError("Give the reason for rejecting: the claimant sees it.")
+    with transaction.atomic():
+        claim = _locked_claim(claim)
+        if claim.status not in ACTIVE:
+            raise ClaimError(f"This claim is already {claim.get_status_display().lower()}.")
+        before = claim.status
+        profile = _profile_close(claim) if before == Claim.Status.APPROVED else {}
+        claim.status = Claim.Status.REJECTED
+        claim.reviewer = actor
+        claim.review_note = reason
+        claim.decided_at = timezone.now()
+        claim.save(update_fields=["status", "reviewer", "review_note", "decided_at"])
+        data = _audit_data(claim, before=before, reason=reason, profile=profile)
+        audit_record(actor=actor, action="claim_reject", target=claim, data=data)
+        _announce(claim)
+    return claim
+
+
+# Reading claims -------------------------------------------------------------------
+
+
+@dataclass
+class PanelState:
+    """What the claim panel of a researcher page shows."""
+
+    holder: Claim | None  # the approved claim on the record
+    mine: Claim | None  # the viewer's latest claim on this record
+    elsewhere: Claim | None  # the viewer's active claim on another record
+
+    @property
+    def level(self) -> int | None:
+        return claim_level(self.holder) if self.holder else None
+
+    @property
+    def verification(self) -> str:
+        return claim_verification(self.holder) if self.holder else ""
+
+
+def claim_panel_state(*, author: Author, user) -> PanelState:
+    """The record's approved claim and the viewer's own claims, in one query."""
+    wanted = Q(author=author, status=Claim.Status.APPROVED)
+    signed_in = user is not None and user.is_authenticated
+    if signed_in:
+        wanted |= Q(user=user, author=author) | Q(user=user, status__in=ACTIVE)
+    holder = mine = elsewhere = None
+    for claim in Claim.objects.filter(wanted).select_related("author").order_by("-created_at"):
+        if claim.author_id == author.pk and claim.status == Claim.Status.APPROVED:
+            holder = holder or claim
+        if signed_in and claim.user_id == user.pk:
+            if claim.author_id == author.pk:
+                mine = mine or claim
+            elif claim.status in ACTIVE:
+                elsewhere = elsewhere or claim
+    return PanelState(holder, mine, elsewhere)

@@ -1,0 +1,361 @@
+"""What the owner of a claimed record changes: the profile, and which works are theirs.
+
+"Not mine" and "add this work" are stored as LinkConstraints that later imports
+obey: a cannot-link keeps a work off the record whatever a source says, a
+must-link keeps it on. A work that is not in the database yet is imported from
+OpenAlex (DOI) or arXiv (arXiv id) first, then linked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.core.exceptions import ValidationError
+from django.core.validators import URLValidator
+from django.db import transaction
+from django.db.models import Max, Q
+
+from profiles.claims import ClaimError
+from profiles.models import MAX_PINNED_WORKS, Profile
+from publications import signals as publication_signals
+from publications.curation import audit_record
+from publications.identifiers import normalize_arxiv_id, normalize_doi
+from publications.imports import import_run_create
+from publications.models import (
+    AuditEvent,
+    Author,
+    Authorship,
+    ImportRun,
+    LinkConstraint,
+    Source,
+    Work,
+)
+
+OwnershipError = ClaimError  # one error type for every step a claimant takes
+
+WORK_ADD_RATE = "20/h"
+ADD, LINKED, NOT_FOUND = "work_add", "work_add_linked", "work_add_not_found"
+
+
+def owned_profile(*, user, author_id: int) -> Profile | None:
+    """The profile of ``author_id`` when ``user`` holds that record; None otherwise."""
+    if user is None or not user.is_authenticated:
+        return None
+    return (
+        Profile.objects.select_related("author", "user")
+        .filter(
+            author_id=author_id,
+            user=user,
+            author__claims__user=user,
+            author__claims__status="approved",
+        )
+        .first()
+    )
+
+
+def _changed_later(author_id: int) -> None:
+    """Once committed, recompute what depends on the record's works."""
+
+    def follow_up() -> None:
+        from publications import tasks
+
+        tasks.refresh_author_metrics.delay([author_id])
+        publication_signals.authors_changed.send(sender=Profile, author_ids=[author_id])
+
+    transaction.on_commit(follow_up)
+
+
+# The profile ----------------------------------------------------------------------
+
+
+def profile_update(
+    *,
+    profile: Profile,
+    actor: AbstractBaseUser,
+    tagline: str,
+    homepage: str,
+    open_to_collaborate: bool,
+) -> Profile:
+    """Save what the owner says about themselves."""
+    tagline, homepage = (tagline or "").strip(), (homepage or "").strip()
+    if len(tagline) > 200:
+        raise OwnershipError("Keep the tagline under 200 characters.")
+    if homepage:
+        try:
+            URLValidator(schemes=["http", "https"])(homepage)
+        except ValidationError:
+            raise OwnershipError(f"Not a web address (http or https): {homepage}") from None
+    before = {
+        "tagline": profile.tagline,
+        "homepage": profile.homepage,
+        "open_to_collaborate": profile.open_to_collaborate,
+    }
+    after = {"tagline": tagline, "homepage": homepage, "open_to_collaborate": open_to_collaborate}
+    changed = {key: [before[key], value] for key, value in after.items() if before[key] != value}
+    if not changed:
+        return profile
+    with transaction.atomic():
+        for key, value in after.items():
+            setattr(profile, key, value)
+        profile.save(update_fields=[*after, "updated_at"])
+        audit_record(actor=actor, action="profile_update", target=profile, data=changed)
+    return profile
+
+
+def _owner_work(profile: Profile, work: Work) -> Authorship:
+    authorship = Authorship.objects.filter(author_id=profile.author_id, work=work).first()
+    if authorship is None:
+        raise OwnershipError("This work is not on your record.")
+    return authorship
+
+
+def work_pin(*, profile: Profile, work: Work, actor: AbstractBaseUser) -> None:
+    """Pin one of the owner's works to the top of their page (at most five)."""
+    _owner_work(profile, work)
+    with transaction.atomic():
+        Profile.objects.select_for_update().filter(pk=profile.pk).first()
+        pinned = set(profile.pinned_works.values_list("pk", flat=True))
+        if work.pk in pinned:
+            return
+        if len(pinned) >= MAX_PINNED_WORKS:
+            raise OwnershipError(f"You can pin at most {MAX_PINNED_WORKS} works; unpin one first.")
+        profile.pinned_works.add(work)
+        audit_record(actor=actor, action="profile_pin", target=profile, data={"work_id": work.pk})
+
+
+def work_unpin(*, profile: Profile, work: Work, actor: AbstractBaseUser) -> None:
+    if not profile.pinned_works.filter(pk=work.pk).exists():
+        return
+    with transaction.atomic():
+        profile.pinned_works.remove(work)
+        audit_record(actor=actor, action="profile_unpin", target=profile, data={"work_id": work.pk})
+
+
+# Which works are theirs --------------------------------------------------------------
+
+
+def _constraint_set(*, author: Author, work: Work, kind: str, actor, reason: str) -> dict:
+    """Record the owner's decision about one work, replacing an earlier one about the same pair."""
+    earlier = LinkConstraint.objects.filter(
+        author=author, work=work, other_author__isnull=True, other_work__isnull=True
+    ).first()
+    replaced = {"kind": earlier.kind, "source": earlier.source} if earlier else None
+    if earlier:
+        earlier.delete()
+    row = LinkConstraint.objects.create(
+        kind=kind, author=author, work=work, source=Source.CLAIM, reason=reason, created_by=actor
+    )
+    return {"constraint_id": row.pk, "replaced": replaced}
+
+
+def work_disown(
+    *, profile: Profile, work: Work, actor: AbstractBaseUser, reason: str = ""
+) -> LinkConstraint:
+    """ "Not mine": take the work off the record, and keep later imports from putting it back."""
+    author = profile.author
+    with transaction.atomic():
+        authorship = _owner_work(profile, work)
+        data = _constraint_set(
+            author=author,
+            work=work,
+            kind=LinkConstraint.Kind.CANNOT_LINK,
+            actor=actor,
+            reason=reason.strip() or "Not mine, says the owner of the record.",
+        )
+        data["authorship"] = {
+            "position": authorship.position,
+            "raw_name": authorship.raw_name,
+            "source": authorship.source,
+            "confidence": authorship.confidence,
+        }
+        authorship.delete()
+        profile.pinned_works.remove(work)
+        audit_record(
+            actor=actor, action="work_disown", target=author, data={"work_id": work.pk, **data}
+        )
+        _changed_later(author.pk)
+    return LinkConstraint.objects.get(pk=data["constraint_id"])
+
+
+@dataclass(frozen=True)
+class WorkKey:
+    """A DOI or an arXiv id the owner typed, normalised."""
+
+    doi: str | None = None
+    arxiv_id: str | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> WorkKey:
+        text = (text or "").strip()
+        arxiv_id = normalize_arxiv_id(text)
+        if arxiv_id:
+            return cls(arxiv_id=arxiv_id)
+        doi = normalize_doi(text)
+        if doi:
+            return cls(doi=doi)
+        raise OwnershipError(
+            f"Not a DOI (10.xxxx/…) or an arXiv id (2101.00001): {text[:80] or 'nothing given'}."
+        )
+
+    def __str__(self) -> str:
+        return f"arXiv:{self.arxiv_id}" if self.arxiv_id else f"doi:{self.doi}"
+
+    def dump(self) -> dict:
+        return {"doi": self.doi, "arxiv_id": self.arxiv_id}
+
+    def find(self) -> Work | None:
+        query = Q(arxiv_id=self.arxiv_id) if self.arxiv_id else Q(doi=self.doi)
+        if self.doi and not self.arxiv_id:
+            query |= Q(arxiv_id=normalize_arxiv_id(self.doi) or "-")
+        work = Work.objects.filter(query).select_related("merged_into").first()
+        while work is not None and work.merged_into_id:
+            work = work.merged_into
+        return work
+
+    def import_request(self) -> tuple[str, str, dict]:
+        if self.arxiv_id:
+            return Source.ARXIV, ImportRun.Kind.IDS, {"ids": [self.arxiv_id]}
+        return Source.OPENALEX, ImportRun.Kind.DOIS, {"dois": [self.doi]}
+
+
+def _link(author: Author, work: Work, actor) -> dict:
+    """Link the work to the author (if it is not already) and keep it linked."""
+    data = _constraint_set(
+        author=author,
+        work=work,
+        kind=LinkConstraint.Kind.MUST_LINK,
+        actor=actor,
+        reason="Mine, says the owner of the record.",
+    )
+    if not Authorship.objects.filter(author=author, work=work).exists():
+        last = Authorship.objects.filter(work=work).aggregate(last=Max("position"))["last"]
+        Authorship.objects.create(
+            work=work,
+            author=author,
+            position=0 if last is None else last + 1,
+            raw_name=author.display_name[:500],
+            source=Source.CLAIM,
+            confidence=1.0,
+        )
+        data["authorship_created"] = True
+    return data
+
+
+@dataclass(frozen=True)
+class WorkAddition:
+    key: WorkKey
+    work: Work | None  # linked now
+    run: ImportRun | None  # importing first
+
+
+def work_add(*, profile: Profile, identifier: str, actor: AbstractBaseUser) -> WorkAddition:
+    """Add a missing work by DOI or arXiv id: linked now if known, else imported, then linked."""
+    key = WorkKey.parse(identifier)
+    author = profile.author
+    work = key.find()
+    with transaction.atomic():
+        if work is not None:
+            data = _link(author, work, actor)
+            audit_record(
+                actor=actor,
+                action=LINKED,
+                target=author,
+                data={"key": key.dump(), "work_id": work.pk, **data},
+            )
+            _changed_later(author.pk)
+            return WorkAddition(key, work, None)
+        source, kind, parameters = key.import_request()
+        run = import_run_create(
+            source=source, kind=kind, parameters=parameters, requested_by=actor, queue=False
+        )
+        audit_record(
+            actor=actor, action=ADD, target=author, data={"key": key.dump(), "run_id": run.pk}
+        )
+        _queue_import_then_link(run, author, actor, key)
+    return WorkAddition(key, None, run)
+
+
+def _queue_import_then_link(run: ImportRun, author: Author, actor, key: WorkKey) -> None:
+    from celery import chain
+
+    from profiles import tasks as profile_tasks
+    from publications import tasks as publication_tasks
+
+    steps = chain(
+        publication_tasks.import_run.si(run.pk),
+        profile_tasks.link_added_work.si(run.pk, author.pk, actor.pk, key.dump()),
+    )
+    transaction.on_commit(steps.delay)
+
+
+def run_is_finished(run_id: int) -> bool:
+    status = ImportRun.objects.filter(pk=run_id).values_list("status", flat=True).first()
+    return status not in (ImportRun.Status.QUEUED, ImportRun.Status.RUNNING)
+
+
+def work_link_imported(
+    *, run_id: int, author_id: int, actor_id: int | None, key: dict
+) -> Work | None:
+    """After the import asked for by ``work_add``: link the work, or record that none came."""
+    from django.contrib.auth import get_user_model
+
+    author = Author.objects.get(pk=author_id)
+    actor = get_user_model().objects.filter(pk=actor_id).first()
+    work_key = WorkKey(**key)
+    work = work_key.find()
+    with transaction.atomic():
+        if work is None:
+            audit_record(
+                actor=actor,
+                action=NOT_FOUND,
+                target=author,
+                data={"key": key, "run_id": run_id},
+            )
+            return None
+        data = _link(author, work, actor)
+        audit_record(
+            actor=actor,
+            action=LINKED,
+            target=author,
+            data={"key": key, "run_id": run_id, "work_id": work.pk, **data},
+        )
+        _changed_later(author.pk)
+    return work
+
+
+@dataclass(frozen=True)
+class AdditionStatus:
+    key: WorkKey
+    state: str  # "importing", "linked", "not_found"
+    work: Work | None
+    requested_at: object
+
+
+def work_additions(*, author: Author, limit: int = 10) -> list[AdditionStatus]:
+    """The owner's latest "add a work" requests and where each stands."""
+    events = list(
+        AuditEvent.objects.filter(
+            target_type=Author._meta.label_lower,
+            target_id=str(author.pk),
+            action__in=[ADD, LINKED, NOT_FOUND],
+        ).order_by("-created_at", "-pk")[: limit * 2]
+    )
+    outcome = {e.data.get("run_id"): e for e in events if e.action != ADD and e.data.get("run_id")}
+    works = Work.objects.in_bulk([e.data["work_id"] for e in events if e.data.get("work_id")])
+    statuses = []
+    for event in events:
+        key = WorkKey(**event.data.get("key", {}))
+        if event.action == ADD:
+            done = outcome.get(event.data.get("run_id"))
+            if done is None:
+                statuses.append(AdditionStatus(key, "importing", None, event.created_at))
+            elif done.action == NOT_FOUND:
+                statuses.append(AdditionStatus(key, "not_found", None, event.created_at))
+            else:
+                work = works.get(done.data.get("work_id"))
+                statuses.append(AdditionStatus(key, "linked", work, event.created_at))
+        elif event.action == LINKED and not event.data.get("run_id"):
+            work = works.get(event.data.get("work_id"))
+            statuses.append(AdditionStatus(key, "linked", work, event.created_at))
+    return statuses[:limit]
