@@ -116,8 +116,7 @@ def citations_chart(by_year: Mapping[str, int] | None) -> Chart | None:
             )
         )
     ticks = [
-        Tick(value=v, y=round(baseline - plot_height * v / top, 1))
-        for v in range(0, top + 1, step)
+        Tick(value=v, y=round(baseline - plot_height * v / top, 1)) for v in range(0, top + 1, step)
     ]
     return Chart(
         bars=bars,

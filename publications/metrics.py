@@ -51,10 +51,14 @@ def i10_index(citations: Iterable[int]) -> int:
 
 
 def ai_score(works: Iterable[WorkFacts], *, this_year: int) -> float | None:
-    """Recency-weighted share of AI works: a work's weight halves every five years of age."""
+    """Recency-weighted share of AI works: a work's weight halves every five years of age.
+
+    Works with no year, or with neither a topic nor an arXiv category, tell nothing
+    either way and are left out; None when no work is left.
+    """
     total = ai = 0.0
     for work in works:
-        if work.year is None:
+        if work.year is None or not (work.topics or work.arxiv_category):
             continue
         weight = 0.5 ** (max(this_year - work.year, 0) / AI_HALF_LIFE_YEARS)
         total += weight

@@ -1,0 +1,90 @@
+"""Atom feed of a researcher's works: ``/researchers/<id>/feed.atom``."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, time
+
+from django.conf import settings
+from django.contrib.syndication.views import Feed
+from django.shortcuts import get_object_or_404
+from django.urls import reverse
+from django.utils.feedgenerator import Atom1Feed
+
+from publications import safe_html, selectors
+from publications.filters import ORDERINGS, Sort
+from publications.models import Author, Work
+from publications.text import one_line
+
+FEED_LENGTH = 50
+FEED_AUTHOR_NAMES = 10
+
+
+class ResearcherWorksFeed(Feed):
+    """The researcher's works, newest first; readers see new works as they are imported."""
+
+    feed_type = Atom1Feed
+
+    def __init__(self, request=None):
+        super().__init__()
+        # Absolute links from the request's own host: the sites framework's domain is a
+        # placeholder unless an operator sets it.
+        self.request = request
+
+    def _absolute(self, path: str) -> str:
+        return self.request.build_absolute_uri(path) if self.request else path
+
+    def get_object(self, request, pk: int) -> Author:
+        author = get_object_or_404(Author.objects.filter(is_deleted=False), pk=pk)
+        return author.merged_into or author
+
+    def title(self, author: Author) -> str:
+        return f"Works of {author.display_name} · {settings.SITE_NAME}"
+
+    def subtitle(self, author: Author) -> str:
+        return f"Works of {author.display_name} imported from OpenAlex and arXiv, newest first."
+
+    def link(self, author: Author) -> str:
+        return self._absolute(author.get_absolute_url())
+
+    def feed_url(self, author: Author) -> str:
+        return self._absolute(reverse("researchers:feed", kwargs={"pk": author.pk}))
+
+    def author_name(self, author: Author) -> str:
+        return author.display_name
+
+    def items(self, author: Author) -> list[Work]:
+        works = selectors.author_works(author).order_by(*ORDERINGS[Sort.NEWEST])
+        return list(works[:FEED_LENGTH])
+
+    def item_title(self, work: Work) -> str:
+        return one_line(work.title) or f"Untitled work {work.pk}"
+
+    def item_description(self, work: Work) -> str:
+        # Atom carries this as type="html": sanitised, so a reader renders nothing that runs.
+        return safe_html.abstract_html(work.abstract)
+
+    def item_link(self, work: Work) -> str:
+        return self._absolute(work.get_absolute_url())
+
+    def item_pubdate(self, work: Work) -> datetime:
+        if work.publication_date:
+            return datetime.combine(work.publication_date, time.min, tzinfo=UTC)
+        if work.publication_year:
+            return datetime(work.publication_year, 1, 1, tzinfo=UTC)
+        return work.created_at
+
+    def item_updateddate(self, work: Work) -> datetime:
+        return work.updated_at
+
+    def item_author_name(self, work: Work) -> str:
+        names = [a.author.display_name for a in work.authorships.all()]
+        shown = ", ".join(names[:FEED_AUTHOR_NAMES])
+        return f"{shown} et al." if len(names) > FEED_AUTHOR_NAMES else shown
+
+    def item_categories(self, work: Work) -> list[str]:
+        return [work.arxiv_primary_category] if work.arxiv_primary_category else []
+
+
+def researcher_feed(request, pk: int):
+    """One feed object per request, so links use the host the request came to."""
+    return ResearcherWorksFeed(request)(request, pk=pk)
