@@ -1,28 +1,142 @@
-"""Read endpoints for the scholarly record under /api/v1/."""
+"""Read endpoints for the scholarly record under /api/v1/, and the staff import endpoint.
+
+Authors (with their metrics), an author's works, works, topics and institutions
+are public and paginated (``?page=``, ``?page_size=`` up to 100). Work lists take
+the same sorting and filters as the researcher page (publications.filters):
+``?sort=newest|cited|title&year_from=&year_to=&type=&topic=<key>&has_code=true``;
+a value that does not validate answers 400 in the one error shape.
+"""
 
 from __future__ import annotations
 
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django_filters import rest_framework as filters
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    extend_schema,
+    extend_schema_field,
+    extend_schema_view,
+)
 from rest_framework import mixins, permissions, serializers, viewsets
+from rest_framework.exceptions import NotFound
 
 from publications import selectors
+from publications.filters import WorkFilter
 from publications.imports import KINDS, import_run_create
-from publications.models import Author, Authorship, ImportRun, Institution, Source, Work
+from publications.models import (
+    Author,
+    AuthorMetrics,
+    Authorship,
+    ImportRun,
+    Institution,
+    Source,
+    Topic,
+    Work,
+)
 
 
 class InstitutionSerializer(serializers.ModelSerializer):
     class Meta:
         model = Institution
-        fields = ["id", "name", "openalex_id", "ror", "country_code", "homepage_url"]
+        fields = [
+            "id", "name", "openalex_id", "ror", "country_code", "type", "homepage_url",
+        ]  # fmt: skip
+
+
+class TopicSerializer(serializers.ModelSerializer):
+    parent = serializers.PrimaryKeyRelatedField(read_only=True, help_text="The broader topic.")
+    parent_name = serializers.CharField(source="parent.name", default=None, read_only=True)
+
+    class Meta:
+        model = Topic
+        fields = ["id", "key", "name", "kind", "parent", "parent_name"]
+
+
+class CollaboratorEntrySerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    slug = serializers.CharField()
+    joint_works = serializers.IntegerField()
+    last_year = serializers.IntegerField(allow_null=True)
+
+
+class TopicEntrySerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    key = serializers.CharField()
+    works = serializers.IntegerField(help_text="How many of the author's works are in it.")
+
+
+class InstitutionEntrySerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    ror = serializers.CharField(allow_blank=True)
+
+
+class AuthorMetricsSerializer(serializers.ModelSerializer):
+    """Aggregates computed from our records; null means unknown (never a stand-in 0)."""
+
+    h_index = serializers.SerializerMethodField()
+    i10_index = serializers.SerializerMethodField()
+    citations_by_year = serializers.DictField(
+        child=serializers.IntegerField(), help_text='Citations received per year: {"2021": 12}.'
+    )
+    collaborators_top = CollaboratorEntrySerializer(many=True, read_only=True)
+    topics_top = TopicEntrySerializer(many=True, read_only=True)
+    institutions_list = InstitutionEntrySerializer(many=True, read_only=True)
+
+    class Meta:
+        model = AuthorMetrics
+        fields = [
+            "works_count", "citations", "h_index", "i10_index", "citations_by_year",
+            "topics_count", "close_collaborators_count", "followers_count", "primary_category",
+            "ai_score", "novelty", "first_year", "last_year", "collaborators_top", "topics_top",
+            "institutions_list", "computed_at",
+        ]  # fmt: skip
+
+    @extend_schema_field(serializers.IntegerField(allow_null=True))
+    def get_h_index(self, metrics: AuthorMetrics) -> int | None:
+        return None if metrics.citations is None else metrics.h_index
+
+    @extend_schema_field(serializers.IntegerField(allow_null=True))
+    def get_i10_index(self, metrics: AuthorMetrics) -> int | None:
+        return None if metrics.citations is None else metrics.i10_index
 
 
 class AuthorSerializer(serializers.ModelSerializer):
     url = serializers.CharField(source="get_absolute_url", read_only=True)
     last_known_institution = InstitutionSerializer(read_only=True)
+    works_count = serializers.IntegerField(
+        source="metrics.works_count", default=None, read_only=True, allow_null=True
+    )
 
     class Meta:
         model = Author
-        fields = ["id", "display_name", "url", "openalex_id", "orcid", "last_known_institution"]
+        fields = [
+            "id", "display_name", "url", "openalex_id", "orcid", "last_known_institution",
+            "works_count",
+        ]  # fmt: skip
+
+
+class AuthorDetailSerializer(AuthorSerializer):
+    metrics = serializers.SerializerMethodField()
+    works = serializers.SerializerMethodField()
+
+    class Meta(AuthorSerializer.Meta):
+        fields = [*AuthorSerializer.Meta.fields, "alternative_names", "metrics", "works"]
+
+    @extend_schema_field(AuthorMetricsSerializer(allow_null=True))
+    def get_metrics(self, author: Author) -> dict | None:
+        metrics = getattr(author, "metrics", None)
+        return AuthorMetricsSerializer(metrics).data if metrics else None
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_works(self, author: Author) -> str:
+        """The API address of this author's works."""
+        request = self.context.get("request")
+        path = f"/api/v1/authors/{author.pk}/works/"
+        return request.build_absolute_uri(path) if request else path
 
 
 class AuthorshipSerializer(serializers.ModelSerializer):
@@ -42,33 +156,126 @@ class WorkSerializer(serializers.ModelSerializer):
     class Meta:
         model = Work
         fields = [
-            "id",
-            "title",
-            "url",
-            "type",
-            "publication_date",
-            "publication_year",
-            "venue",
-            "doi",
-            "arxiv_id",
-            "openalex_id",
-            "cited_by_count",
-            "authorships",
-        ]
+            "id", "title", "url", "type", "publication_date", "publication_year", "venue",
+            "journal_ref", "arxiv_primary_category", "doi", "arxiv_id", "openalex_id",
+            "cited_by_count", "abstract", "comments", "code_url", "authorships",
+        ]  # fmt: skip
+
+
+class GrantEntrySerializer(serializers.Serializer):
+    funder = serializers.CharField(source="funder.name")
+    award_id = serializers.CharField(allow_blank=True)
+
+
+class WorkDetailSerializer(WorkSerializer):
+    topics = TopicSerializer(many=True, read_only=True)
+    grants = GrantEntrySerializer(many=True, read_only=True)
+
+    class Meta(WorkSerializer.Meta):
+        fields = [
+            *WorkSerializer.Meta.fields, "source_created_date", "source_updated_at", "pdf_url",
+            "landing_url", "license", "is_open_access", "is_retracted", "embargo_until",
+            "counts_by_year", "topics", "grants",
+        ]  # fmt: skip
+
+
+class AuthorListFilter(filters.FilterSet):
+    orcid = filters.CharFilter(help_text="An ORCID iD, e.g. 0000-0002-1825-0097.")
+    openalex_id = filters.CharFilter(help_text="An OpenAlex author id, e.g. A5023888391.")
+
+    class Meta:
+        model = Author
+        fields = ["orcid", "openalex_id"]
 
 
 class AuthorViewSet(viewsets.ReadOnlyModelViewSet):
-    """Public author records."""
+    """Public author records; the detail carries the author's metrics."""
 
-    serializer_class = AuthorSerializer
-    queryset = Author.objects.visible().select_related("last_known_institution").order_by("id")
+    queryset = Author.objects.visible().select_related("last_known_institution", "metrics")
+    filter_backends = [filters.DjangoFilterBackend]
+    filterset_class = AuthorListFilter
+
+    def get_queryset(self):
+        return super().get_queryset().order_by("id")
+
+    def get_serializer_class(self):
+        return AuthorDetailSerializer if self.action == "retrieve" else AuthorSerializer
+
+
+@extend_schema_view(
+    list=extend_schema(
+        summary="An author's works",
+        description="Sorted and filtered as on the researcher page.",
+        parameters=[OpenApiParameter("author_pk", int, OpenApiParameter.PATH)],
+    )
+)
+class AuthorWorksViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
+    """The works of one author."""
+
+    serializer_class = WorkSerializer
+    filter_backends = [filters.DjangoFilterBackend]
+    filterset_class = WorkFilter
+    queryset = Work.objects.none()
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):
+            return Work.objects.none()
+        author = Author.objects.visible().filter(pk=self.kwargs["author_pk"]).first()
+        if author is None:
+            raise NotFound("No author has this id.")
+        return selectors.author_works(author)
 
 
 class WorkViewSet(viewsets.ReadOnlyModelViewSet):
-    """Works with their authors in order."""
+    """Works with their authors in order; the list sorts and filters like the researcher page."""
 
-    serializer_class = WorkSerializer
-    queryset = selectors.works_with_authors(Work.objects.visible().order_by("id"))
+    filter_backends = [filters.DjangoFilterBackend]
+    filterset_class = WorkFilter
+
+    def get_queryset(self):
+        works = selectors.works_with_authors(Work.objects.visible())
+        if self.action == "retrieve":
+            return works.prefetch_related("topics", "grants__funder")
+        return works
+
+    def get_serializer_class(self):
+        return WorkDetailSerializer if self.action == "retrieve" else WorkSerializer
+
+
+class TopicFilter(filters.FilterSet):
+    kind = filters.ChoiceFilter(choices=Topic.Kind.choices)
+    key = filters.CharFilter(help_text='e.g. "arxiv:cs.LG".')
+
+    class Meta:
+        model = Topic
+        fields = ["kind", "key"]
+
+
+class TopicViewSet(viewsets.ReadOnlyModelViewSet):
+    """Topics: arXiv categories and OpenAlex domains, fields, subfields and topics."""
+
+    serializer_class = TopicSerializer
+    queryset = Topic.objects.select_related("parent").order_by("name", "id")
+    filter_backends = [filters.DjangoFilterBackend]
+    filterset_class = TopicFilter
+
+
+class InstitutionFilter(filters.FilterSet):
+    ror = filters.CharFilter()
+    country_code = filters.CharFilter(help_text="Two letters, e.g. CA.")
+
+    class Meta:
+        model = Institution
+        fields = ["ror", "country_code"]
+
+
+class InstitutionViewSet(viewsets.ReadOnlyModelViewSet):
+    """Institutions that authors are or were affiliated with."""
+
+    serializer_class = InstitutionSerializer
+    queryset = Institution.objects.order_by("name", "id")
+    filter_backends = [filters.DjangoFilterBackend]
+    filterset_class = InstitutionFilter
 
 
 class ImportRunSerializer(serializers.ModelSerializer):

@@ -11,6 +11,8 @@ from __future__ import annotations
 import django_filters
 from django import forms
 from django.db.models import F, QuerySet
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
 
 from publications.models import Topic, Work, WorkTopic
 
@@ -38,8 +40,19 @@ ORDERINGS = {
 }
 
 
+@extend_schema_field({"type": "integer", "minimum": MIN_YEAR, "maximum": MAX_YEAR})
 class YearFilter(django_filters.Filter):
     field_class = forms.IntegerField
+
+
+@extend_schema_field(OpenApiTypes.BOOL)
+class CodeFilter(django_filters.BooleanFilter):
+    """true, false, or absent for either."""
+
+
+@extend_schema_field(OpenApiTypes.STR)
+class TopicKeyFilter(django_filters.ModelChoiceFilter):
+    """A topic given by its key (``arxiv:cs.LG``), readable in a shared link."""
 
 
 class WorkFilterForm(forms.Form):
@@ -86,7 +99,7 @@ class WorkFilter(django_filters.FilterSet):
         empty_label="Any type",
         error_messages={"invalid_choice": "Unknown work type; pick one from the list."},
     )
-    topic = django_filters.ModelChoiceFilter(
+    topic = TopicKeyFilter(
         queryset=Topic.objects.all(),
         to_field_name="key",
         method="_in_topic",
@@ -95,7 +108,7 @@ class WorkFilter(django_filters.FilterSet):
         help_text='A topic key, e.g. "arxiv:cs.LG" or "openalex:T11636".',
         error_messages={"invalid_choice": "No topic has this key; pick one from the list."},
     )
-    has_code = django_filters.BooleanFilter(
+    has_code = CodeFilter(
         method="_has_code",
         label="Has code",
         help_text="true: only works with a code link; false: only works without one.",
