@@ -10,5 +10,7 @@ class PublicationsConfig(AppConfig):
     name = "publications"
 
     def ready(self) -> None:
+        from publications import receivers  # noqa: F401 - connects the receivers
+
         if settings.CELERY_TASK_ALWAYS_EAGER:
             logger.info("REDIS_URL is not set: Celery tasks run inline in this process.")

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-from django.db.models import Prefetch, QuerySet
+from dataclasses import dataclass, field
+from datetime import date
 
-from publications.models import Author, Authorship, Work
+from django.core.exceptions import FieldDoesNotExist
+from django.db.models import Prefetch, QuerySet, prefetch_related_objects
+from django.shortcuts import get_object_or_404
+
+from publications.models import Author, Authorship, Source, Topic, Work, WorkSimilarity
 
 
 def works_with_authors(queryset: QuerySet[Work]) -> QuerySet[Work]:
@@ -32,4 +37,151 @@ def author_works(author: Author) -> QuerySet[Work]:
         Work.objects.visible()
         .filter(authorships__author=author)
         .order_by("-publication_date", "-id")
+    )
+
+
+# The work page ----------------------------------------------------------------
+
+
+@dataclass
+class Byline:
+    """One author of a work as the work page shows them."""
+
+    name: str
+    author: Author | None  # None when there is no public record to link to
+    affiliations: list[int]  # 1-based numbers into WorkPage.affiliations
+    is_corresponding: bool = False
+
+
+@dataclass
+class WorkPage:
+    work: Work
+    bylines: list[Byline]
+    affiliations: list[str]
+    topics: list[Topic]
+    funding: list[tuple[str, list[str]]]  # funder name, award ids
+    similar: list[WorkSimilarity]
+    sources: dict[str, str]  # field name -> label of the source that set it
+    dates: list[tuple[str, date, str]] = field(default_factory=list)  # label, day, source
+    provenance: list[tuple[str, str]] = field(default_factory=list)  # fact, source label
+    embargo_active: bool = False
+
+
+FACT_LABELS = {
+    "source_created_date": "Created",
+    "source_updated_at": "Updated",
+    "publication_year": "Year",
+    "cited_by_count": "Citation count",
+    "counts_by_year": "Citations per year",
+    "is_open_access": "Open access",
+    "pdf_url": "PDF link",
+    "code_url": "Code link",
+    "landing_url": "Publisher page",
+}
+
+
+def _fact_label(name: str) -> str:
+    if name in FACT_LABELS:
+        return FACT_LABELS[name]
+    try:
+        verbose = str(Work._meta.get_field(name).verbose_name)
+    except FieldDoesNotExist:
+        verbose = name.replace("_", " ")
+    return verbose[:1].upper() + verbose[1:]
+
+
+def work_for_page(pk: int) -> Work:
+    """The work with its venue and authors (with their affiliations), or Http404."""
+    authorships = (
+        Authorship.objects.select_related("author")
+        .prefetch_related("institutions")
+        .order_by("position", "id")
+    )
+    queryset = Work.objects.select_related("venue").prefetch_related(
+        Prefetch("authorships", queryset=authorships)
+    )
+    return get_object_or_404(queryset, pk=pk)
+
+
+def _bylines(work: Work) -> tuple[list[Byline], list[str]]:
+    affiliations: list[str] = []
+    numbers: dict[str, int] = {}
+    bylines = []
+    for authorship in work.authorships.all():
+        places = [i.name for i in authorship.institutions.all()]
+        if not places and authorship.raw_affiliation:
+            places = [p.strip() for p in authorship.raw_affiliation.split(";") if p.strip()]
+        marks = []
+        for place in places:
+            if place not in numbers:
+                affiliations.append(place)
+                numbers[place] = len(affiliations)
+            marks.append(numbers[place])
+        author = authorship.author
+        public = author if not author.is_deleted else None
+        name = (author.display_name if public else "") or authorship.raw_name or "Unknown author"
+        bylines.append(Byline(name, public, sorted(set(marks)), authorship.is_corresponding))
+    return bylines, affiliations
+
+
+def _dates(work: Work, sources: dict[str, str]) -> list[tuple[str, date, str]]:
+    found = []
+    if work.publication_date:
+        found.append(("Published", work.publication_date, sources.get("publication_date", "")))
+    if work.source_created_date:
+        found.append(("Created", work.source_created_date, sources.get("source_created_date", "")))
+    elif work.publication_date and work.provenance.get("publication_date") == Source.ARXIV:
+        # arXiv's publication date is the day the first version was submitted: its "created".
+        found.append(("Created", work.publication_date, Source.ARXIV.label))
+    if work.source_updated_at:
+        found.append(
+            ("Updated", work.source_updated_at.date(), sources.get("source_updated_at", ""))
+        )
+    return found
+
+
+def similar_works(work: Work, *, limit: int = 5) -> list[WorkSimilarity]:
+    """The stored "More like this" matches, best first, with venues and first authors.
+
+    Each similar work carries ``first_authorships``: its first four, enough to show
+    three and say whether there are more.
+    """
+    first_authors = Authorship.objects.select_related("author").order_by("position", "id")[:4]
+    links = list(
+        WorkSimilarity.objects.filter(work=work, similar__merged_into__isnull=True)
+        .select_related("similar__venue")
+        .order_by("-score", "similar_id")[:limit]
+    )
+    prefetch_related_objects(
+        [link.similar for link in links],
+        Prefetch("authorships", queryset=first_authors, to_attr="first_authorships"),
+    )
+    return links
+
+
+def work_page(work: Work, *, today: date) -> WorkPage:
+    """Everything the work page shows, in a fixed number of queries whatever the author count."""
+    labels = dict(Source.choices)
+    sources = {name: labels.get(source, source) for name, source in work.provenance.items()}
+    bylines, affiliations = _bylines(work)
+    topics = [
+        wt.topic
+        for wt in work.work_topics.select_related("topic").order_by("-is_primary", "-score", "id")
+    ]
+    funding: dict[str, list[str]] = {}
+    for grant in work.grants.select_related("funder").order_by("funder__name", "award_id"):
+        awards = funding.setdefault(grant.funder.name, [])
+        if grant.award_id:
+            awards.append(grant.award_id)
+    return WorkPage(
+        work=work,
+        bylines=bylines,
+        affiliations=affiliations,
+        topics=topics,
+        funding=list(funding.items()),
+        similar=similar_works(work),
+        sources=sources,
+        dates=_dates(work, sources),
+        embargo_active=bool(work.embargo_until and work.embargo_until > today),
+        provenance=[(_fact_label(name), label) for name, label in sources.items()],
     )

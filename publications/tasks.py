@@ -31,3 +31,27 @@ def refresh_author_metrics(author_ids: list[int]) -> int:
             author_ids=author_ids[start : start + METRICS_CHUNK]
         )
     return written
+
+
+SIMILARITY_LOCK = "publications:compute-similarities"
+
+
+@shared_task(name="publications.tasks.compute_similarities", bind=True, max_retries=60,
+             soft_time_limit=3 * 3600, time_limit=3 * 3600 + 300)  # fmt: skip
+def compute_similarities(
+    self, work_ids: list[int] | None = None, author_ids: list[int] | None = None
+) -> str:
+    """Recompute "More like this", prior similarity and Novelty (all works when no ids).
+
+    One run at a time: runs write the same lists, so a second one waits its turn.
+    """
+    from django.core.cache import cache
+
+    from publications import similarity
+
+    if not cache.add(SIMILARITY_LOCK, self.request.id or "inline", timeout=3 * 3600 + 300):
+        raise self.retry(countdown=30)
+    try:
+        return str(similarity.similarities_refresh(work_ids=work_ids, author_ids=author_ids))
+    finally:
+        cache.delete(SIMILARITY_LOCK)

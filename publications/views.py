@@ -1,14 +1,21 @@
 from __future__ import annotations
 
-from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from collections.abc import Callable
+from dataclasses import dataclass
 
+from django.core.paginator import Paginator
+from django.db.models import F, Q
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils import timezone
+
+from publications import exports, identifiers, selectors
 from publications import search as search_service
-from publications import selectors
 from publications.models import Work
 
 SEARCH_AUTHORS = 8  # researchers shown above the works; more behind a link
+MAX_MERGE_HOPS = 10
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -20,12 +27,13 @@ def home(request: HttpRequest) -> HttpResponse:
 
 
 def work_detail(request: HttpRequest, pk: int, slug: str = "") -> HttpResponse:
-    work = get_object_or_404(selectors.works_with_authors(Work.objects.all()), pk=pk)
+    work = selectors.work_for_page(pk)
     if work.merged_into_id:
         return redirect(work.merged_into, permanent=True)
     if slug != work.slug:
         return redirect(work, permanent=True)
-    return render(request, "publications/work_detail.html", {"work": work})
+    page = selectors.work_page(work, today=timezone.localdate())
+    return render(request, "publications/work_detail.html", {"work": work, "page": page})
 
 
 def search(request: HttpRequest) -> HttpResponse:
@@ -52,3 +60,96 @@ def search(request: HttpRequest) -> HttpResponse:
                 topic_facets=search_service.topic_facets(matches),
             )
     return render(request, "publications/search.html", context)
+
+
+# Work exports and external ids ------------------------------------------------
+
+
+def _export(work_pk: int, render_export, content_type: str, extension: str) -> HttpResponse:
+    work = selectors.work_for_page(work_pk)
+    if work.merged_into_id:
+        return redirect(_export_path(work.merged_into_id, extension), permanent=True)
+    work.page_topics = [wt.topic for wt in work.work_topics.select_related("topic")]
+    response = HttpResponse(render_export(work), content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="{exports.filename(work, extension)}"'
+    return response
+
+
+def _export_path(pk: int, extension: str) -> str:
+    return reverse(f"works:export-{extension}", kwargs={"pk": pk})
+
+
+def work_export_bibtex(request: HttpRequest, pk: int) -> HttpResponse:
+    """The work as a BibTeX entry, downloaded as a .bib file."""
+    return _export(pk, exports.to_bibtex, exports.BIBTEX_CONTENT_TYPE, "bib")
+
+
+def work_export_ris(request: HttpRequest, pk: int) -> HttpResponse:
+    """The work as a RIS record, downloaded as a .ris file."""
+    return _export(pk, exports.to_ris, exports.RIS_CONTENT_TYPE, "ris")
+
+
+@dataclass(frozen=True)
+class ExternalId:
+    label: str
+    example: str
+    source_name: str
+    source_url: str  # with {} for the normalised id
+    normalise: Callable[[str], str | None]
+    lookup: Callable[[str], Q]
+
+
+def _arxiv_lookup(arxiv_id: str) -> Q:
+    return Q(arxiv_id=arxiv_id) | Q(doi=f"10.48550/arxiv.{arxiv_id}")
+
+
+def _doi_lookup(doi: str) -> Q:
+    arxiv_id = identifiers.arxiv_id_from_doi(doi)
+    return Q(doi=doi) | Q(arxiv_id=arxiv_id) if arxiv_id else Q(doi=doi)
+
+
+def _openalex_work_id(value: str) -> str | None:
+    short = identifiers.normalize_openalex_id(value)
+    return short if short and short.startswith("W") else None
+
+
+WORK_IDS = {
+    "doi": ExternalId(
+        "DOI", "10.1145/3503222.3507778", "doi.org", "https://doi.org/{}",
+        identifiers.normalize_doi, _doi_lookup,
+    ),
+    "arxiv": ExternalId(
+        "arXiv id", "2102.04285 or hep-th/9901001v2", "arXiv", "https://arxiv.org/abs/{}",
+        identifiers.normalize_arxiv_id, _arxiv_lookup,
+    ),
+    "openalex": ExternalId(
+        "OpenAlex id", "W2741809807", "OpenAlex", "https://openalex.org/{}",
+        _openalex_work_id, lambda short: Q(openalex_id=short),
+    ),
+}  # fmt: skip
+
+
+def work_by_external_id(request: HttpRequest, scheme: str, value: str) -> HttpResponse:
+    """Redirect a DOI, arXiv or OpenAlex address to our page, or say why there is none."""
+    kind = WORK_IDS[scheme]
+    normalised = kind.normalise(value)
+    if normalised:
+        matches = Work.objects.filter(kind.lookup(normalised))
+        work = matches.order_by(F("merged_into").asc(nulls_first=True), "id").first()
+        for _hop in range(MAX_MERGE_HOPS):  # a merged record points to the one it went into
+            if work is None or not work.merged_into_id:
+                break
+            work = work.merged_into
+        if work is not None:
+            return redirect(work)
+    context = {
+        "what": "work",
+        "label": kind.label,
+        "value": normalised or value,
+        "valid": bool(normalised),
+        "source_url": kind.source_url.format(normalised) if normalised else "",
+        "source_name": kind.source_name,
+        "example": kind.example,
+        "search_query": normalised or value,
+    }
+    return render(request, "identifier_not_found.html", context, status=404)
