@@ -1,6 +1,12 @@
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.db.models import Case, IntegerField, Value, When
+from django.http import HttpResponseRedirect
+from django.shortcuts import get_object_or_404
 
-from profiles import models
+from profiles import claims, models
+from profiles.claim_review import claim_review
+from profiles.forms import ApproveClaimForm, RejectClaimForm
+from publications.admin import CurationAdmin
 
 
 @admin.register(models.Profile)
@@ -14,12 +20,65 @@ class ProfileAdmin(admin.ModelAdmin):
 
 
 @admin.register(models.Claim)
-class ClaimAdmin(admin.ModelAdmin):
+class ClaimAdmin(CurationAdmin):
+    """Staff review claims: the evidence, the record and the claimant side by side."""
+
     list_display = ["author", "user", "method", "status", "created_at", "decided_at", "reviewer"]
     list_filter = ["status", "method"]
     search_fields = ["author__display_name", "user__email", "evidence"]
     list_select_related = ["author", "user", "reviewer"]
-    raw_id_fields = ["author", "user", "reviewer"]
+    change_form_template = "admin/profiles/claim/change_form.html"
+    curation_routes = [
+        ("<int:object_id>/approve/", "approve_view", True),
+        ("<int:object_id>/reject/", "reject_view", True),
+    ]
+
+    def get_ordering(self, request):
+        waiting = Case(
+            When(status=models.Claim.Status.DISPUTED, then=Value(0)),
+            When(status=models.Claim.Status.PENDING, then=Value(1)),
+            default=Value(2),
+            output_field=IntegerField(),
+        )
+        return [waiting.asc(), "-created_at"]
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        claim = self.get_object(request, object_id)
+        context = {}
+        if claim is not None:
+            waiting = claim.status in (models.Claim.Status.PENDING, models.Claim.Status.DISPUTED)
+            context = {
+                "review": claim_review(claim),
+                "can_approve": waiting and self.has_change_permission(request, claim),
+                "can_reject": claim.status in claims.ACTIVE
+                and self.has_change_permission(request, claim),
+                "approve_form": ApproveClaimForm(),
+                "reject_form": RejectClaimForm(),
+                "approve_url": self.curation_url("approve", claim.pk),
+                "reject_url": self.curation_url("reject", claim.pk),
+                "title": "Review claim",
+            }
+        return self.read_only_change_view(
+            request, object_id, [], {**context, **(extra_context or {})}
+        )
+
+    def approve_view(self, request, object_id):
+        claim = get_object_or_404(models.Claim, pk=object_id)
+        form = ApproveClaimForm(request.POST)
+        note = form.cleaned_data["note"] if form.is_valid() else ""
+        done = f"Approved: {claim.user} holds {claim.author} (reviewed by staff, L4)."
+        return self.decide(request, claim, claims.claim_approve, done, claim=claim, note=note)
+
+    def reject_view(self, request, object_id):
+        claim = get_object_or_404(models.Claim, pk=object_id)
+        form = RejectClaimForm(request.POST)
+        if not form.is_valid():
+            self.require_change(request, claim)
+            self.message_user(request, "Give the reason: the claimant sees it.", messages.ERROR)
+            return HttpResponseRedirect(self.change_url(claim))
+        done = f"Rejected: {claim}. The claimant sees your reason."
+        reason = form.cleaned_data["reason"]
+        return self.decide(request, claim, claims.claim_reject, done, claim=claim, reason=reason)
 
 
 @admin.register(models.Follow)

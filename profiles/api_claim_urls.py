@@ -1,3 +1,8 @@
-from django.urls import path  # noqa: F401
+from rest_framework.routers import SimpleRouter
 
-urlpatterns: list = []
+from profiles.claim_api import ClaimViewSet
+
+router = SimpleRouter()
+router.register("claims", ClaimViewSet, basename="claim")
+
+urlpatterns = router.urls

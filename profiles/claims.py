@@ -175,6 +175,11 @@ def claim_blocker(*, user: AbstractBaseUser, author: Author) -> Claim | None:
     return Claim.objects.active().filter(user=user).select_related("author").first()
 
 
+def claim_contested(*, user: AbstractBaseUser, author: Author) -> bool:
+    """Whether someone else holds or is claiming the record: a claim now becomes a dispute."""
+    return Claim.objects.active().filter(author=author).exclude(user=user).exists()
+
+
 def claim_level(claim: Claim) -> int:
     """Verification level an approved claim gives: L4 when staff reviewed it, else L3."""
     return 4 if claim.reviewer_id else 3
@@ -192,7 +197,7 @@ def claim_verification(claim: Claim) -> str:
 # Steps of a claim ---------------------------------------------------------------
 
 
-def _clean_links(links) -> list[str]:
+def clean_links(links) -> list[str]:
     cleaned = []
     validate = URLValidator(schemes=["http", "https"])
     for link in links or []:
@@ -278,7 +283,7 @@ def claim_create(
     if author.merged_into_id or author.is_deleted:
         raise ClaimError("This record was merged or removed; claim the record it became.")
     if method == Claim.Method.EVIDENCE:
-        evidence, links = _clean_evidence(evidence), _clean_links(links)
+        evidence, links = _clean_evidence(evidence), clean_links(links)
     else:
         evidence, links = "", []
     try:
@@ -457,6 +462,14 @@ class PanelState:
     @property
     def verification(self) -> str:
         return claim_verification(self.holder) if self.holder else ""
+
+    @property
+    def mine_active(self) -> bool:
+        return self.mine is not None and self.mine.status in ACTIVE
+
+    @property
+    def mine_holds(self) -> bool:
+        return self.holder is not None and self.mine is not None and self.holder.pk == self.mine.pk
 
 
 def claim_panel_state(*, author: Author, user) -> PanelState:

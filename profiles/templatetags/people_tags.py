@@ -11,8 +11,13 @@ def follow_button(context, author):
 
 @register.inclusion_tag("profiles/_claim_panel.html", takes_context=True)
 def claim_panel(context, author):
-    """Who holds this record, and how to claim it."""
-    return {"author": author, "request": context.get("request"), "user": context.get("user")}
+    """Who holds this record, and how to claim it (one query)."""
+    from profiles.claims import claim_panel_state
+
+    request = context.get("request")
+    user = getattr(request, "user", None) or context.get("user")
+    state = claim_panel_state(author=author, user=user)
+    return {"author": author, "request": request, "user": user, "state": state}
 
 
 @register.inclusion_tag("profiles/_collaboration_panel.html", takes_context=True)
