@@ -39,17 +39,23 @@ class EvidenceClaimForm(forms.Form):
 
 
 class ProfileForm(forms.ModelForm):
+    homepage = forms.URLField(
+        label="Homepage",
+        required=False,
+        max_length=500,
+        assume_scheme="https",
+        help_text="Your own page, starting with https://.",
+    )
+
     class Meta:
         model = Profile
         fields = ["tagline", "homepage", "open_to_collaborate"]
         labels = {
             "tagline": "Tagline",
-            "homepage": "Homepage",
             "open_to_collaborate": "Open to collaborate",
         }
         help_texts = {
             "tagline": "One line shown under your name (200 characters at most).",
-            "homepage": "Your own page, starting with https://.",
             "open_to_collaborate": (
                 "Shows the badge on your page and lets signed-in researchers "
                 "who claimed their record invite you."

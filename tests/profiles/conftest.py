@@ -38,3 +38,16 @@ def stranger():
 @pytest.fixture
 def staff():
     return person("staff", is_staff=True, is_superuser=True)
+
+
+@pytest.fixture
+def orcid_app(db):
+    """ORCID sign-in set up the way an operator does it in the admin."""
+    from allauth.socialaccount.models import SocialApp
+    from django.contrib.sites.models import Site
+
+    app = SocialApp.objects.create(
+        provider="orcid", name="ORCID", client_id="APP-TEST", secret="not-a-real-secret"
+    )
+    app.sites.add(Site.objects.get_current())
+    return app

@@ -1,0 +1,493 @@
+"""Claiming an author record: the methods that prove a claim, disputes, staff review, the panel."""
+
+import pytest
+from django.template import Context, Template
+from django.test import Client, RequestFactory
+from django.urls import reverse
+
+from profiles import claims
+from profiles.claims import ClaimError
+from profiles.models import Claim, Profile
+from profiles.signals import claim_changed
+from publications.models import AuditEvent, AuthorInstitution
+from tests.factories import (
+    AuthorFactory,
+    AuthorshipFactory,
+    InstitutionFactory,
+)
+from tests.profiles.claim_people import ORCID, OTHER_ORCID, person, with_orcid
+
+pytestmark = pytest.mark.django_db
+
+EVIDENCE = "I am the author: my staff page at the institute lists these papers under my name."
+
+
+@pytest.fixture
+def changed():
+    """The author ids ``claim_changed`` was sent for."""
+    seen = []
+
+    def receiver(sender, author_id, **kwargs):
+        seen.append(author_id)
+
+    claim_changed.connect(receiver, dispatch_uid="test-claims-changed")
+    yield seen
+    claim_changed.disconnect(dispatch_uid="test-claims-changed")
+
+
+def actions(claim: Claim) -> list[str]:
+    events = AuditEvent.objects.filter(target_type="profiles.claim", target_id=str(claim.pk))
+    return list(events.order_by("pk").values_list("action", flat=True))
+
+
+def check(user, author, method):
+    return next(
+        c for c in claims.claim_method_checks(user=user, author=author) if c.method == method
+    )
+
+
+# ORCID -------------------------------------------------------------------------------
+
+
+def test_orcid_sign_in_matching_the_record_approves_at_once(
+    author, changed, django_capture_on_commit_callbacks
+):
+    user = with_orcid(person("grace"))
+    with django_capture_on_commit_callbacks(execute=True):
+        claim = claims.claim_create(user=user, author=author, method="orcid")
+    assert claim.status == Claim.Status.APPROVED
+    assert claim.verified_orcid == ORCID
+    assert claims.claim_level(claim) == 3
+    assert claims.claim_verification(claim) == "verified by ORCID"
+    assert Profile.objects.get(author=author).user == user
+    assert actions(claim) == ["claim_create", "claim_approve"]
+    assert changed == [author.pk]
+
+
+def test_claim_is_refused_when_orcid_differs(author):
+    user = with_orcid(person("other"), OTHER_ORCID)
+    with pytest.raises(ClaimError, match=f"{OTHER_ORCID}.*{ORCID}"):
+        claims.claim_create(user=user, author=author, method="orcid")
+    assert not Claim.objects.exists()
+
+
+def test_orcid_is_offered_as_a_step_to_a_user_without_orcid_sign_in(author):
+    found = check(person("grace"), author, "orcid")
+    assert not found.available
+    assert found.remedy == "connect_orcid"
+    assert ORCID in found.reason
+
+
+def test_orcid_cannot_work_for_a_record_without_an_orcid():
+    found = check(with_orcid(person("grace")), AuthorFactory(orcid=None), "orcid")
+    assert not found.available and not found.remedy
+    assert "no ORCID iD" in found.reason
+
+
+def test_orcid_without_sign_in_set_up_says_so(author):
+    found = claims.claim_method_checks(user=person("g"), author=author, orcid_sign_in=False)[0]
+    assert not found.available and not found.remedy
+    assert "ORCID sign-in is not set up" in found.reason
+
+
+# Institutional email --------------------------------------------------------------------
+
+
+def test_confirmed_email_at_an_affiliated_institution_approves_at_once():
+    lab = InstitutionFactory(homepage_domain="umich.edu", name="University of Michigan")
+    author = AuthorFactory()
+    AuthorInstitution.objects.create(author=author, institution=lab)
+    user = person("ada", email="ada@eecs.umich.edu")
+    claim = claims.claim_create(user=user, author=author, method="email")
+    assert claim.status == Claim.Status.APPROVED
+    assert claim.verified_email == "ada@eecs.umich.edu"
+    assert claims.claim_verification(claim) == "verified by institutional email"
+
+
+def test_institutions_of_authorships_and_the_last_known_one_count_too():
+    via_paper = InstitutionFactory(homepage_domain="ox.ac.uk")
+    latest = InstitutionFactory(homepage_domain="cam.ac.uk")
+    author = AuthorFactory(last_known_institution=latest)
+    AuthorshipFactory(author=author).institutions.add(via_paper)
+    assert set(claims.affiliated_domains(author)) == {"ox.ac.uk", "cam.ac.uk"}
+    assert check(person("a", email="a@ox.ac.uk"), author, "email").available
+    assert check(person("b", email="b@cam.ac.uk"), author, "email").available
+
+
+@pytest.mark.parametrize(
+    "email",
+    ["x@evilumich.edu", "x@umich.edu.evil.com", "x@gmail.com", "x@edu"],
+)
+def test_lookalike_domains_do_not_prove_an_affiliation(email):
+    author = AuthorFactory()
+    AuthorInstitution.objects.create(
+        author=author, institution=InstitutionFactory(homepage_domain="umich.edu")
+    )
+    user = person("x", email=email)
+    found = check(user, author, "email")
+    assert not found.available
+    assert "umich.edu" in found.reason
+    with pytest.raises(ClaimError):
+        claims.claim_create(user=user, author=author, method="email")
+
+
+def test_an_unconfirmed_institutional_address_must_be_confirmed_first():
+    author = AuthorFactory()
+    AuthorInstitution.objects.create(
+        author=author, institution=InstitutionFactory(homepage_domain="mit.edu")
+    )
+    found = check(person("x", email="x@mit.edu", confirmed=False), author, "email")
+    assert not found.available
+    assert found.reason == "Confirm x@mit.edu first: only confirmed addresses count."
+
+
+def test_email_cannot_work_when_no_institution_has_a_domain(author):
+    found = check(person("x"), author, "email")
+    assert not found.available
+    assert "No institution" in found.reason
+
+
+# Evidence for staff ---------------------------------------------------------------------
+
+
+def test_evidence_is_always_offered_and_waits_for_staff(author, changed):
+    user = person("claimant")
+    assert check(user, author, "evidence").available
+    claim = claims.claim_create(
+        user=user,
+        author=author,
+        method="evidence",
+        evidence=EVIDENCE,
+        links=["https://example.edu/staff/grace", " ", "https://example.edu/staff/grace"],
+    )
+    assert claim.status == Claim.Status.PENDING
+    assert claim.evidence_links == ["https://example.edu/staff/grace"]
+    assert not Profile.objects.exists()
+    assert actions(claim) == ["claim_create"]
+    assert changed == []  # nothing the trust score reads has changed yet
+
+
+@pytest.mark.parametrize(
+    ("evidence", "links", "message"),
+    [
+        ("It is me.", [], "at least 20 characters"),
+        (EVIDENCE, ["javascript:alert(1)"], "Not a web address"),
+        (EVIDENCE, [f"https://example.org/{n}" for n in range(6)], "at most 5 links"),
+    ],
+)
+def test_evidence_that_staff_could_not_check_is_refused(author, evidence, links, message):
+    with pytest.raises(ClaimError, match=message):
+        claims.claim_create(
+            user=person("c"), author=author, method="evidence", evidence=evidence, links=links
+        )
+    assert not Claim.objects.exists()
+
+
+# The rules ----------------------------------------------------------------------------------
+
+
+def test_a_person_holds_one_record(owner):
+    other = AuthorFactory()
+    with pytest.raises(ClaimError, match="Grace Hopper"):
+        claims.claim_create(user=owner, author=other, method="evidence", evidence=EVIDENCE)
+
+
+def test_a_second_claim_on_a_held_record_becomes_a_dispute_and_nobody_loses(
+    author, owner, changed, django_capture_on_commit_callbacks
+):
+    rival = person("rival")
+    with django_capture_on_commit_callbacks(execute=True):
+        claim = claims.claim_create(user=rival, author=author, method="evidence", evidence=EVIDENCE)
+    assert claim.status == Claim.Status.DISPUTED
+    held = Claim.objects.get(user=owner)
+    assert held.status == Claim.Status.APPROVED  # the holder keeps the record meanwhile
+    assert Profile.objects.get(author=author).user == owner
+    assert changed[-1] == author.pk
+
+
+def test_a_second_claim_on_a_pending_record_disputes_both(author):
+    first = claims.claim_create(
+        user=person("a"), author=author, method="evidence", evidence=EVIDENCE
+    )
+    second = claims.claim_create(
+        user=with_orcid(person("b")), author=author, method="orcid"
+    )  # proves the ORCID, but someone else is already claiming
+    first.refresh_from_db()
+    assert (first.status, second.status) == ("disputed", "disputed")
+    assert "claim_dispute" in actions(first)
+    assert not Profile.objects.exists()
+
+
+def test_staff_approve_evidence_for_level_4(
+    author, staff, changed, django_capture_on_commit_callbacks
+):
+    claim = claims.claim_create(
+        user=person("c"), author=author, method="evidence", evidence=EVIDENCE
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        claims.claim_approve(claim=claim, actor=staff, note="Checked the staff page.")
+    claim.refresh_from_db()
+    assert claim.status == Claim.Status.APPROVED
+    assert claim.reviewer == staff
+    assert claims.claim_level(claim) == 4
+    assert claims.claim_verification(claim) == "reviewed by staff"
+    assert Profile.objects.filter(author=author, user=claim.user).exists()
+    assert changed == [author.pk]
+
+
+def test_staff_cannot_approve_a_rival_while_the_holder_holds(author, owner, staff):
+    rival = claims.claim_create(
+        user=person("r"), author=author, method="evidence", evidence=EVIDENCE
+    )
+    with pytest.raises(ClaimError, match="reject that claim first"):
+        claims.claim_approve(claim=rival, actor=staff)
+    held = Claim.objects.get(user=owner)
+    claims.claim_reject(claim=held, actor=staff, reason="The rival showed the staff page.")
+    assert not Profile.objects.filter(user=owner).exists()
+    claims.claim_approve(claim=rival, actor=staff)
+    assert Profile.objects.get(author=author).user == rival.user
+
+
+def test_rejecting_needs_a_reason_the_claimant_sees(author, staff, client):
+    user = person("c")
+    claim = claims.claim_create(user=user, author=author, method="evidence", evidence=EVIDENCE)
+    with pytest.raises(ClaimError, match="reason"):
+        claims.claim_reject(claim=claim, actor=staff, reason="  ")
+    claims.claim_reject(claim=claim, actor=staff, reason="The staff page names someone else.")
+    client.force_login(user)
+    page = client.get(reverse("people:claim_detail", args=[claim.pk])).content.decode()
+    assert "The staff page names someone else." in page
+    panel = client.get(reverse("people:claim", args=[author.pk]))
+    assert panel.status_code == 200  # a rejected claim does not stop a new one
+
+
+def test_the_owner_withdraws_and_the_record_is_free_again(author, owner, changed):
+    claim = Claim.objects.get(user=owner)
+    with pytest.raises(ClaimError, match="Only the person"):
+        claims.claim_withdraw(claim=claim, user=person("x"))
+    claims.claim_withdraw(claim=claim, user=owner)
+    claim.refresh_from_db()
+    assert claim.status == Claim.Status.WITHDRAWN and claim.withdrawn_at
+    assert not Profile.objects.exists()
+    assert actions(claim)[-1] == "claim_withdraw"
+    again = claims.claim_create(
+        user=person("n"), author=author, method="evidence", evidence=EVIDENCE
+    )
+    assert again.status == Claim.Status.PENDING
+
+
+def test_a_merged_record_cannot_be_claimed(author):
+    author.merged_into = AuthorFactory()
+    author.save()
+    with pytest.raises(ClaimError, match="merged"):
+        claims.claim_create(user=person("x"), author=author, method="evidence", evidence=EVIDENCE)
+
+
+# The panel on the researcher page -----------------------------------------------------------------
+
+
+def panel(author, user=None, django_assert_max_num_queries=None, budget=2) -> str:
+    request = RequestFactory().get(author.get_absolute_url())
+    from django.contrib.auth.models import AnonymousUser
+
+    request.user = user or AnonymousUser()
+    template = Template("{% load people_tags %}{% claim_panel author %}")
+    with django_assert_max_num_queries(budget):
+        return template.render(
+            Context({"author": author, "request": request, "user": request.user})
+        )
+
+
+def test_anonymous_visitors_are_asked_to_log_in_and_come_back(
+    author, django_assert_max_num_queries
+):
+    html = panel(author, None, django_assert_max_num_queries)
+    assert "Log in to claim" in html
+    assert f'href="/accounts/login/?next=/researchers/{author.pk}-grace-hopper/"' in html
+
+
+def test_signed_in_users_see_claim_this_record(author, stranger, django_assert_max_num_queries):
+    html = panel(author, stranger, django_assert_max_num_queries)
+    assert "Claim this record" in html
+    assert reverse("people:claim", args=[author.pk]) in html
+
+
+def test_a_claimed_record_shows_how_it_was_verified(
+    author, owner, stranger, django_assert_max_num_queries
+):
+    html = panel(author, stranger, django_assert_max_num_queries)
+    assert "Claimed</strong> · verified by ORCID · " in html
+    assert ">L3</abbr>" in html
+    assert "Dispute the claim" in html
+    mine = panel(author, owner, django_assert_max_num_queries)
+    assert "Edit your profile" in mine
+    assert "grace.private@example.net" not in html + mine  # never a private email
+
+
+def test_staff_reviewed_claims_show_level_4(author, staff, django_assert_max_num_queries):
+    claim = claims.claim_create(
+        user=person("c"), author=author, method="evidence", evidence=EVIDENCE
+    )
+    html = panel(author, claim.user, django_assert_max_num_queries)
+    assert "Your claim is <strong>pending review</strong>" in html
+    claims.claim_approve(claim=claim, actor=staff)
+    html = panel(author, None, django_assert_max_num_queries)
+    assert "Claimed</strong> · reviewed by staff · " in html and ">L4</abbr>" in html
+
+
+def test_the_claimant_sees_a_dispute(author, owner, django_assert_max_num_queries):
+    rival = person("rival")
+    claims.claim_create(user=rival, author=author, method="evidence", evidence=EVIDENCE)
+    html = panel(author, rival, django_assert_max_num_queries)
+    assert "Your claim is <strong>disputed</strong>" in html
+
+
+def test_someone_with_a_claim_elsewhere_is_told_so(author, owner, django_assert_max_num_queries):
+    html = panel(AuthorFactory(), owner, django_assert_max_num_queries)
+    assert "You hold" in html and "Grace Hopper" in html
+    assert "Claim this record" not in html
+
+
+# The claim page ------------------------------------------------------------------------------------
+
+
+def test_the_claim_page_lists_every_method_and_why(author, client):
+    client.force_login(with_orcid(person("x"), OTHER_ORCID))
+    page = client.get(reverse("people:claim", args=[author.pk])).content.decode()
+    assert "ORCID sign-in" in page and OTHER_ORCID in page and ORCID in page
+    assert "No institution this record is affiliated with has a known web domain." in page
+    assert "Send to staff" in page
+    assert page.count("Cannot work here") == 2
+
+
+def test_anonymous_visitors_are_sent_to_sign_in_from_the_claim_page(author, client):
+    response = client.get(reverse("people:claim", args=[author.pk]))
+    assert response.status_code == 302
+    assert response["Location"].startswith("/accounts/login/?next=")
+
+
+def test_evidence_sent_from_the_page_waits_for_staff(author, client):
+    user = person("x")
+    client.force_login(user)
+    url = reverse("people:claim", args=[author.pk])
+    data = {"method": "evidence", "evidence": EVIDENCE, "links": "https://example.edu/me\n"}
+    response = client.post(url, data, follow=True)
+    claim = Claim.objects.get(user=user)
+    assert response.redirect_chain[-1][0] == reverse("people:claim_detail", args=[claim.pk])
+    assert claim.status == "pending" and claim.evidence_links == ["https://example.edu/me"]
+    assert "sent to staff" in response.content.decode()
+
+
+def test_bad_evidence_is_explained_and_nothing_typed_is_lost(author, client):
+    client.force_login(person("x"))
+    url = reverse("people:claim", args=[author.pk])
+    data = {"method": "evidence", "evidence": EVIDENCE, "links": "not a link"}
+    response = client.post(url, data)
+    assert response.status_code == 400
+    page = response.content.decode()
+    assert "Not a web address" in page
+    assert EVIDENCE.split(":")[0] in page and "not a link" in page
+    assert not Claim.objects.exists()
+
+
+def test_a_refused_method_says_why(author, client, orcid_app):
+    client.force_login(person("x"))
+    response = client.post(reverse("people:claim", args=[author.pk]), {"method": "orcid"})
+    assert response.status_code == 400
+    assert "sign in with ORCID to prove it is yours" in response.content.decode()
+
+
+def test_claim_forms_need_the_csrf_token(author):
+    user = person("x")
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(user)
+    url = reverse("people:claim", args=[author.pk])
+    assert client.post(url, {"method": "evidence", "evidence": EVIDENCE}).status_code == 403
+    page = client.get(url).content.decode()
+    assert page.count('name="csrfmiddlewaretoken"') >= 2
+    assert not Claim.objects.exists()
+
+
+def test_claims_are_rate_limited(author, client):
+    client.force_login(person("x"))
+    url = reverse("people:claim", args=[author.pk])
+    codes = [client.post(url, {"method": "orcid"}).status_code for _ in range(11)]
+    assert codes[:10] == [400] * 10
+    assert codes[10] == 429
+
+
+# Who may do what ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("who", "detail", "withdraw"),
+    [("stranger", 404, 404), ("follower", 404, 404), ("owner", 200, 302), ("staff", 200, 404)],
+)
+def test_who_may_see_and_withdraw_a_claim(request, author, owner, who, detail, withdraw):
+    claim = Claim.objects.get(user=owner)
+    client = Client()
+    client.force_login(request.getfixturevalue(who))
+    assert client.get(reverse("people:claim_detail", args=[claim.pk])).status_code == detail
+    assert client.post(reverse("people:claim_withdraw", args=[claim.pk])).status_code == withdraw
+    claim.refresh_from_db()
+    assert (claim.status == "withdrawn") == (who == "owner")
+
+
+@pytest.mark.parametrize(
+    ("who", "allowed"),
+    [("stranger", False), ("follower", False), ("owner", False), ("staff", True)],
+)
+def test_only_staff_approve_or_reject_in_the_admin(request, author, owner, who, allowed):
+    claim = claims.claim_create(
+        user=person("c"), author=author, method="evidence", evidence=EVIDENCE
+    )
+    client = Client()
+    client.force_login(request.getfixturevalue(who))
+    change = reverse("admin:profiles_claim_change", args=[claim.pk])
+    reject = reverse("admin:profiles_claim_reject", args=[claim.pk])
+    assert client.get(change).status_code == (200 if allowed else 302)
+    response = client.post(reject, {"reason": "Not enough to go on."})
+    assert response.status_code == 302
+    claim.refresh_from_db()
+    assert (claim.status == "rejected") == allowed
+
+
+def test_staff_review_shows_claim_record_and_claimant_side_by_side(author, owner, staff, client):
+    rival = person("rival", email="rival@uni.example.edu")
+    AuthorshipFactory(author=author, work__title="Compiling the first compiler")
+    claim = claims.claim_create(
+        user=rival, author=author, method="evidence", evidence=EVIDENCE, links=["https://x.org/me"]
+    )
+    client.force_login(staff)
+    page = client.get(reverse("admin:profiles_claim_change", args=[claim.pk])).content.decode()
+    assert "The claim, the record and the claimant side by side" in page
+    assert EVIDENCE.split(":")[0] in page and "https://x.org/me" in page
+    assert "Compiling the first compiler" in page and ORCID in page
+    assert "rival@uni.example.edu (confirmed)" in page
+    assert "Other claims on this record" in page and "grace.private@example.net" in page
+    assert "claim_create" in page  # the claimant's latest steps
+    response = client.post(reverse("admin:profiles_claim_approve", args=[claim.pk]), follow=True)
+    assert "reject that claim first" in response.content.decode()  # the holder still holds
+
+
+def test_staff_approve_from_the_admin(author, staff, client):
+    claim = claims.claim_create(
+        user=person("c"), author=author, method="evidence", evidence=EVIDENCE
+    )
+    client.force_login(staff)
+    url = reverse("admin:profiles_claim_approve", args=[claim.pk])
+    response = client.post(url, {"note": "Welcome."}, follow=True)
+    assert "reviewed by staff, L4" in response.content.decode()
+    claim.refresh_from_db()
+    assert claim.status == "approved" and claim.review_note == "Welcome."
+
+
+def test_rejecting_without_a_reason_in_the_admin_changes_nothing(author, staff, client):
+    claim = claims.claim_create(
+        user=person("c"), author=author, method="evidence", evidence=EVIDENCE
+    )
+    client.force_login(staff)
+    response = client.post(reverse("admin:profiles_claim_reject", args=[claim.pk]), {}, follow=True)
+    assert "Give the reason" in response.content.decode()
+    claim.refresh_from_db()
+    assert claim.status == "pending"
