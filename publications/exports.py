@@ -7,7 +7,6 @@ Both take a work with its authorships (and their authors) and venue loaded, as
 from __future__ import annotations
 
 import re
-import unicodedata
 
 from publications.identifiers import fold
 from publications.models import Work
@@ -47,6 +46,14 @@ _TEX_ESCAPES = {
 }
 _TEX_SPECIAL = re.compile("|".join(re.escape(c) for c in _TEX_ESCAPES))
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_PARTICLES = {
+    "van", "von", "der", "den", "de", "del", "della", "di", "da", "du", "la", "le", "ter",
+    "ten", "bin", "ibn", "al", "dos", "das", "do", "zu",
+}  # fmt: skip
+# Letters that Unicode does not decompose into an ASCII letter and a mark.
+_ASCII_LETTERS = str.maketrans(
+    {"æ": "ae", "ø": "o", "ß": "ss", "œ": "oe", "ł": "l", "đ": "d", "þ": "th", "ð": "d", "ı": "i"}
+)
 
 
 def author_names(work: Work) -> list[str]:
@@ -65,13 +72,18 @@ def family_given(name: str) -> tuple[str, str]:
         family, given = name.split(",", 1)
         return family.strip(), given.strip()
     words = name.split()
-    if len(words) < 2:
+    if len(words) < 2 or is_corporate(name):
         return name.strip(), ""
-    # Lower-case particles belong to the family name: "Ludwig van Beethoven".
+    # Particles belong to the family name: "Ludwig van Beethoven".
     start = len(words) - 1
-    while start > 1 and words[start - 1].islower():
+    while start > 1 and words[start - 1] in _PARTICLES:
         start -= 1
     return " ".join(words[start:]), " ".join(words[:start])
+
+
+def is_corporate(name: str) -> bool:
+    """A name with "and" in it names a group ("Barnes and Noble"), kept whole."""
+    return bool(re.search(r"\band\b", name, re.IGNORECASE))
 
 
 # BibTeX ----------------------------------------------------------------------
@@ -84,26 +96,27 @@ def tex_escape(value: str) -> str:
 
 
 def _bibtex_name(name: str) -> str:
+    if is_corporate(name):  # unbraced, its "and" would split it into two authors
+        return "{" + tex_escape(name) + "}"
     family, given = family_given(name)
     family, given = tex_escape(family), tex_escape(given)
-    # A name holding the word "and" would split into two authors; braces keep it whole.
-    if re.search(r"\band\b", family, re.IGNORECASE):
-        family = "{" + family + "}"
-    if re.search(r"\band\b", given, re.IGNORECASE):
-        given = "{" + given + "}"
     return f"{family}, {given}" if given else family
 
 
 def citation_key(work: Work) -> str:
     """A key such as ``pekhimenko2021rlscope``: first author's surname, year, first title word."""
     names = author_names(work)
-    surname = fold(family_given(names[0])[0]).replace(" ", "") if names else "anon"
+    surname = _key_word(family_given(names[0])[0]) if names else "anon"
     stop = {"a", "an", "the", "on", "of", "in", "for", "to", "and", "towards"}
-    words = [w for w in fold(work.title).split() if w not in stop]
+    # Words as written, so "RL-Scope:" gives "rlscope" rather than "rl".
+    words = [_key_word(w) for w in one_line(work.title).split()]
+    words = [w for w in words if w and w not in stop]
     word = words[0] if words else "work"
-    key = f"{surname}{work.publication_year or ''}{word}"
-    key = unicodedata.normalize("NFKD", key).encode("ascii", "ignore").decode()
-    return re.sub(r"[^a-z0-9]", "", key.lower())[:60] or f"work{work.pk}"
+    return f"{surname}{work.publication_year or ''}{word}"[:60]
+
+
+def _key_word(text: str) -> str:
+    return fold(text.lower().translate(_ASCII_LETTERS)).replace(" ", "")
 
 
 def _bibtex_fields(work: Work) -> list[tuple[str, str]]:

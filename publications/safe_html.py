@@ -34,9 +34,10 @@ DROPPED_WITH_CONTENT = {
 }  # fmt: skip
 _RISKY_TAGS = {"base", "details", "video", "audio", "source", "marquee", "dialog", "portal"}
 _KNOWN = sorted(set(HTML_TAGS.split()) | DROPPED_WITH_CONTENT | _RISKY_TAGS | INLINE_TAGS)
-# A "<" that starts a tag we know of (or a namespaced one, as in JATS and MathML) or a comment.
+# A "<" that opens a whole tag we know of (or a namespaced one, as in JATS and MathML),
+# closed by ">" before any other "<", or a comment. Any other "<" is a character.
 _TAG_START = re.compile(
-    r"<(?=!--|/?(?:[a-z][\w.-]*:[\w.-]+|(?:" + "|".join(_KNOWN) + r"))(?:[\s/>]|$))",
+    r"<(?=!--|/?(?:[a-z][\w.-]*:[\w.-]+|(?:" + "|".join(_KNOWN) + r"))(?:[\s/][^<>]*)?>)",
     re.IGNORECASE,
 )
 _MARKUP = re.compile(_TAG_START.pattern + r"|&(?:#\d+|#x[0-9a-f]+|[a-z]+\d*);", re.IGNORECASE)

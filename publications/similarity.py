@@ -60,6 +60,7 @@ class Corpus:
     author_ids: np.ndarray
     start: np.ndarray  # first day the work may have appeared (ordinal), -1 when undated
     end: np.ndarray  # last such day; a far-future value when undated
+    has_text: np.ndarray  # the work has words to compare (its row may still be all zero)
     has_abstract: np.ndarray
     prior: np.ndarray  # stored prior similarity, NaN when unknown
     topic_names: dict[int, str] = field(default_factory=dict)
@@ -125,7 +126,8 @@ def _incidence(pairs: Iterable[tuple[int, int]], row_of: dict[int, int], n: int)
     return matrix, np.array(list(column_ids), dtype=np.int64)
 
 
-def _vectorise(documents: Iterator[str]) -> sparse.csr_matrix | None:
+def _vectorise(documents: Iterator[str]) -> tuple[sparse.csr_matrix, np.ndarray] | None:
+    """TF-IDF rows of the documents, and which documents have any word at all."""
     vectorizer = TfidfVectorizer(
         stop_words="english", sublinear_tf=True, dtype=np.float32, strip_accents="unicode"
     )
@@ -135,8 +137,9 @@ def _vectorise(documents: Iterator[str]) -> sparse.csr_matrix | None:
         return None
     # A term in one document only adds to no cosine between two documents; the
     # rows were normalised with it, so dropping it now changes no score.
+    has_words = matrix.getnnz(axis=1) > 0
     document_frequency = np.bincount(matrix.indices, minlength=matrix.shape[1])
-    return matrix[:, np.flatnonzero(document_frequency >= 2)].tocsr()
+    return matrix[:, np.flatnonzero(document_frequency >= 2)].tocsr(), has_words
 
 
 def load_corpus() -> Corpus:
@@ -170,10 +173,12 @@ def load_corpus() -> Corpus:
             title = plain_text(title)
             yield f"{title}\n{title}\n{plain_text(abstract)}"
 
-    text = _vectorise(documents())
+    vectors = _vectorise(documents())
     n = len(ids)
-    if text is None:
-        text = sparse.csr_matrix((n, 0), dtype=np.float32)
+    if vectors is None:
+        text, has_text = sparse.csr_matrix((n, 0), dtype=np.float32), np.zeros(n, dtype=bool)
+    else:
+        text, has_text = vectors
     row_of = {pk: row for row, pk in enumerate(ids)}
     visible = Q(work__merged_into__isnull=True)
     topic_pairs = WorkTopic.objects.filter(visible).values_list("work_id", "topic_id")
@@ -190,6 +195,7 @@ def load_corpus() -> Corpus:
         author_ids=author_ids,
         start=np.array(starts, dtype=np.int64),
         end=np.array(ends, dtype=np.int64),
+        has_text=has_text,
         has_abstract=np.array(abstracts, dtype=bool),
         prior=np.array(priors, dtype=np.float64),
         topic_frequency={int(t): int(f) for t, f in zip(topic_ids, frequency, strict=True)},
@@ -267,7 +273,7 @@ def prior_similarity(corpus: Corpus, scores: ChunkScores) -> np.ndarray:
     rows = scores.rows
     earlier = corpus.end[None, :] < corpus.start[rows][:, None]
     best = np.where(earlier, scores.text, 0.0).max(axis=1, initial=0.0)
-    unknown = (corpus.start[rows] < 0) | (corpus.text[rows].getnnz(axis=1) == 0)
+    unknown = (corpus.start[rows] < 0) | ~corpus.has_text[rows]
     return np.where(unknown, np.nan, np.round(best, 4))
 
 
@@ -444,7 +450,7 @@ def _raised_priors(corpus: Corpus, scores: ChunkScores, *, exclude: set[int]) ->
     """Later works whose closest earlier work is now one of this chunk's."""
     later = corpus.start[None, :] > corpus.end[scores.rows][:, None]
     best_from_chunk = np.where(later, scores.text, 0.0).max(axis=0)
-    known = (corpus.start >= 0) & (corpus.text.getnnz(axis=1) > 0)
+    known = (corpus.start >= 0) & corpus.has_text
     current = np.nan_to_num(corpus.prior, nan=np.inf)
     raised = np.flatnonzero(known & (best_from_chunk > current + 1e-4))
     return {int(r): round(float(best_from_chunk[r]), 4) for r in raised if int(r) not in exclude}

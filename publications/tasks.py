@@ -43,15 +43,21 @@ def compute_similarities(
 ) -> str:
     """Recompute "More like this", prior similarity and Novelty (all works when no ids).
 
-    One run at a time: runs write the same lists, so a second one waits its turn.
+    On a worker, one run at a time: runs write the same lists, so a second one
+    waits its turn. Inline (no broker) the run simply happens in the caller.
     """
     from django.core.cache import cache
 
     from publications import similarity
 
-    if not cache.add(SIMILARITY_LOCK, self.request.id or "inline", timeout=3 * 3600 + 300):
+    def run() -> str:
+        return str(similarity.similarities_refresh(work_ids=work_ids, author_ids=author_ids))
+
+    if self.request.is_eager:
+        return run()
+    if not cache.add(SIMILARITY_LOCK, self.request.id, timeout=3 * 3600 + 300):
         raise self.retry(countdown=30)
     try:
-        return str(similarity.similarities_refresh(work_ids=work_ids, author_ids=author_ids))
+        return run()
     finally:
         cache.delete(SIMILARITY_LOCK)
