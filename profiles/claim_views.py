@@ -148,7 +148,7 @@ def profile_edit(request: HttpRequest, pk: int) -> HttpResponse:
     profile = _owner_or_denied(request, pk)
     if isinstance(profile, HttpResponse):
         return profile
-    form = ProfileForm(request.POST or None, instance=profile)
+    form = ProfileForm.of(profile, request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
             ownership.profile_update(profile=profile, actor=request.user, **form.cleaned_data)
@@ -157,7 +157,6 @@ def profile_edit(request: HttpRequest, pk: int) -> HttpResponse:
         else:
             messages.success(request, "Your profile is saved.")
             return redirect(_edit_url(pk))
-    profile.refresh_from_db()
     return _render_edit(request, profile, form=form, status=400 if form.errors else 200)
 
 
@@ -166,7 +165,7 @@ def _render_edit(request, profile: Profile, *, form=None, add_form=None, status=
     context = {
         "profile": profile,
         "author": profile.author,
-        "form": form or ProfileForm(instance=profile),
+        "form": form or ProfileForm.of(profile),
         "add_form": add_form or AddWorkForm(),
         "disown_form": DisownForm(),
         "works": works,

@@ -38,7 +38,15 @@ class EvidenceClaimForm(forms.Form):
             raise forms.ValidationError(str(exc)) from None
 
 
-class ProfileForm(forms.ModelForm):
+class ProfileForm(forms.Form):
+    """What the owner says about themselves; ``profile_update`` saves it."""
+
+    tagline = forms.CharField(
+        label="Tagline",
+        required=False,
+        max_length=200,
+        help_text="One line shown under your name (200 characters at most).",
+    )
     homepage = forms.URLField(
         label="Homepage",
         required=False,
@@ -46,21 +54,23 @@ class ProfileForm(forms.ModelForm):
         assume_scheme="https",
         help_text="Your own page, starting with https://.",
     )
+    open_to_collaborate = forms.BooleanField(
+        label="Open to collaborate",
+        required=False,
+        help_text=(
+            "Shows the badge on your page and lets signed-in researchers "
+            "who claimed their record invite you."
+        ),
+    )
 
-    class Meta:
-        model = Profile
-        fields = ["tagline", "homepage", "open_to_collaborate"]
-        labels = {
-            "tagline": "Tagline",
-            "open_to_collaborate": "Open to collaborate",
+    @classmethod
+    def of(cls, profile: Profile, data=None) -> ProfileForm:
+        initial = {
+            "tagline": profile.tagline,
+            "homepage": profile.homepage,
+            "open_to_collaborate": profile.open_to_collaborate,
         }
-        help_texts = {
-            "tagline": "One line shown under your name (200 characters at most).",
-            "open_to_collaborate": (
-                "Shows the badge on your page and lets signed-in researchers "
-                "who claimed their record invite you."
-            ),
-        }
+        return cls(data, initial=initial)
 
 
 class AddWorkForm(forms.Form):
