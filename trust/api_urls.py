@@ -1,3 +1,7 @@
-from django.urls import path  # noqa: F401
+from django.urls import path
 
-urlpatterns: list = []
+from trust.api import AuthorTrustView
+
+urlpatterns = [
+    path("authors/<int:pk>/trust/", AuthorTrustView.as_view(), name="author-trust"),
+]

@@ -34,6 +34,9 @@ class TrustScore(models.Model):
     score = models.PositiveSmallIntegerField()
     tier = models.CharField(max_length=16, choices=Tier.choices)
     level = models.PositiveSmallIntegerField(choices=Level.choices)
+    claim_status = models.CharField(
+        max_length=40, blank=True, help_text='In short words, as "Unclaimed author".'
+    )
     components = models.JSONField(default=list)
     computed_at = models.DateTimeField()
 

@@ -1,5 +1,9 @@
-from django.urls import path  # noqa: F401
+from django.urls import path
+
+from trust import views
 
 app_name = "trust"
 
-urlpatterns: list = []
+urlpatterns = [
+    path("trust/", views.explain, name="explain"),
+]

@@ -1,0 +1,459 @@
+"""The trust score: pure functions from an author's signals to a score, tier and level.
+
+Nothing here reads the database: ``trust.selectors`` gathers the ``Signals`` of
+an author, ``score`` turns them into a ``Result`` and ``trust.services`` stores it.
+
+How the score is made (DESIGN: Trust and verification)
+-----------------------------------------------------
+The score (0-100) is the sum of four components, identity (at most 40 points),
+record (35), community (12) and activity (13), minus penalties, and is then held
+within 0-100. Each component is made of the items in ``WEIGHTS``; an item earns
+whole points, so a reader can add the numbers on the page and get the score.
+
+Counts grow on one of two scales, both reaching the item's maximum at its
+``full_at`` count and never going past it:
+
+- ``log``: ``maximum * log(1 + n) / log(1 + full_at)``. A record's size spans
+  orders of magnitude, so the first works and citations count for most and a
+  few giants do not dwarf everyone;
+- ``linear``: ``maximum * n / full_at``, for small counts where every unit means
+  as much as the next (years active, recent works, claimed collaborators).
+
+Penalties take ``per`` points for each occurrence down to their ``floor``.
+
+Every item states the evidence behind its points, with links where a page shows
+it, so the score can be checked. Adding only positive evidence (more works,
+citations, followers, an ORCID, a claim) never lowers the score.
+
+Verification levels and tiers are exactly those of DESIGN.md: see ``level_for``
+and ``tier_for``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+
+# Kept in step with trust.models.Tier and trust.models.Level, which store these values;
+# this module imports no Django model so it stays pure.
+EMERGING, ESTABLISHED, TRUSTED, EXEMPLARY = "emerging", "established", "trusted", "exemplary"
+TIERS = [
+    # (lowest score of the tier, value, label)
+    (80, EXEMPLARY, "Exemplary"),
+    (60, TRUSTED, "Trusted"),
+    (30, ESTABLISHED, "Established"),
+    (0, EMERGING, "Emerging"),
+]
+LEVELS = {
+    0: "Name only",
+    1: "Identified by a source id (OpenAlex author)",
+    2: "ORCID on the record, or ids agree across sources",
+    3: "Claimed and verified by the person (ORCID sign-in or institutional email)",
+    4: "Claimed and reviewed by staff",
+}
+RECENT_YEARS = 3  # "recent work": this calendar year and the two before it
+
+
+@dataclass(frozen=True)
+class Component:
+    key: str
+    label: str
+    maximum: int
+    summary: str
+
+
+COMPONENTS = [
+    Component("identity", "Identity", 40, "Who this record is, and how sure we are of it."),
+    Component("record", "Record", 35, "The published record: works, venues and citations."),
+    Component("community", "Community", 12, "People on this site who follow or vouch for it."),
+    Component("activity", "Activity", 13, "How long and how recently the researcher publishes."),
+    Component("penalties", "Penalties", 0, "Evidence that something on the record is wrong."),
+]
+
+
+@dataclass(frozen=True)
+class Weight:
+    """One item of the score: what earns its points and how many it can earn."""
+
+    key: str
+    component: str
+    label: str
+    maximum: int  # the most points the item gives (0 for penalties)
+    rule: str  # how the points are earned, in plain words (shown on /trust/)
+    scale: str = "fixed"  # fixed | log | linear | penalty
+    full_at: int = 1  # the count at which a log or linear item reaches its maximum
+    per: int = 0  # penalties: points taken for each occurrence
+    floor: int = 0  # penalties: the most points taken in all
+
+
+# The one table of weights. The /trust/ page, the API and the score all read it.
+WEIGHTS: dict[str, Weight] = {
+    w.key: w
+    for w in [
+        Weight("claim", "identity", "Claim", 20,
+               "20 when the person claimed the record and staff reviewed their evidence; "
+               "16 when they proved it by ORCID sign-in or a confirmed institutional email. "
+               "A pending claim earns nothing until it is approved."),
+        Weight("orcid", "identity", "ORCID iD", 8, "8 when an ORCID iD is on the record."),
+        Weight("ids_agree", "identity", "Ids agree across sources", 6,
+               "6 when OpenAlex and arXiv both list works under this OpenAlex-identified "
+               "record, or the claimant signed in with the record's ORCID iD."),
+        Weight("source_id", "identity", "Source id", 3,
+               "3 when the record carries an OpenAlex author id."),
+        Weight("affiliation", "identity", "Affiliation", 3,
+               "3 when an institution has been imported for the record."),
+        Weight("works", "record", "Works", 12,
+               "Log scale over the number of works; full at 100 works.", "log", 100),
+        Weight("venues", "record", "Venues", 8,
+               "Log scale over the distinct journals and venues published in; full at 30.",
+               "log", 30),
+        Weight("citations", "record", "Citations", 15,
+               "Log scale over the citations of all works, as the sources report them; "
+               "full at 10,000. Unknown counts earn nothing.", "log", 10_000),
+        Weight("followers", "community", "Followers", 8,
+               "Log scale over the users of this site who follow the researcher; full at 100.",
+               "log", 100),
+        Weight("claimed_collaborators", "community", "Claimed collaborators", 4,
+               "1 for each co-author who has claimed their own record here, up to 4.",
+               "linear", 4),
+        Weight("years_active", "activity", "Years active", 7,
+               "From the first to the latest year of publication; full at 20 years.",
+               "linear", 20),
+        Weight("recent_work", "activity", "Recent work", 6,
+               f"1 for each work in the last {RECENT_YEARS} calendar years, up to 6.",
+               "linear", 6),
+        Weight("retracted", "penalties", "Retracted works", 0,
+               "-10 for each retracted work, at most -30.", "penalty", per=10, floor=-30),
+        Weight("disputes", "penalties", "Disputed claims", 0,
+               "-5 for each claim on the record that staff have yet to settle, at most -10.",
+               "penalty", per=5, floor=-10),
+        Weight("misattributions", "penalties", "Upheld misattribution reports", 0,
+               "-4 for each report of a misattributed work that staff upheld, at most -12.",
+               "penalty", per=4, floor=-12),
+    ]
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Link:
+    label: str
+    url: str = ""
+
+
+@dataclass(frozen=True)
+class Signals:
+    """Everything the score of one author is computed from."""
+
+    # Identity
+    openalex_id: str = ""
+    openalex_url: str = ""  # its page at OpenAlex; empty for local ids
+    orcid: str = ""
+    claim_status: str = ""  # "" (unclaimed), "pending", "disputed" or "approved"
+    claim_method: str = ""  # orcid | email | evidence, for an approved claim
+    claim_reviewed: bool = False  # staff reviewed the approved claim
+    claim_orcid_matches: bool = False  # the claimant signed in with the record's ORCID iD
+    cross_source_works: int = 0  # works both OpenAlex and arXiv list under this record
+    affiliation: str = ""  # an imported institution, the latest first
+    # Record
+    works: int = 0
+    works_url: str = ""
+    venues: int = 0
+    citations: int | None = None  # None: no source gave counts
+    # Community
+    followers: int = 0
+    claimed_collaborators: int = 0
+    collaborator_links: tuple[Link, ...] = ()
+    # Activity
+    first_year: int | None = None
+    last_year: int | None = None
+    recent_works: int = 0
+    this_year: int = 2000
+    # Penalties
+    retracted: int = 0
+    retracted_links: tuple[Link, ...] = ()
+    disputes: int = 0
+    misattributions: int = 0
+    misattribution_links: tuple[Link, ...] = ()
+
+
+@dataclass
+class Item:
+    key: str
+    label: str
+    points: int
+    maximum: int
+    evidence: str
+    links: list[Link] = field(default_factory=list)
+    floor: int = 0
+
+
+@dataclass
+class Group:
+    key: str
+    label: str
+    points: int
+    maximum: int
+    items: list[Item]
+    floor: int = 0
+
+
+@dataclass
+class Result:
+    score: int
+    tier: str
+    level: int
+    claim_status: str  # short words for the snapshot: "Unclaimed author", ...
+    components: list[Group]
+
+    @property
+    def tier_label(self) -> str:
+        return tier_label(self.tier)
+
+    def components_json(self) -> list[dict]:
+        return [asdict(group) for group in self.components]
+
+
+# Scales -------------------------------------------------------------------------
+
+
+def _round(value: float) -> int:
+    """Round half up, so 2.5 is 3 (Python's round() would give 2)."""
+    return math.floor(value + 0.5)
+
+
+def scaled(weight: Weight, count: int | None) -> int:
+    """Points a count earns on the weight's scale, from 0 to its maximum."""
+    count = max(count or 0, 0)
+    if weight.scale == "log":
+        share = math.log1p(count) / math.log1p(weight.full_at)
+    elif weight.scale == "linear":
+        share = count / weight.full_at
+    else:
+        raise ValueError(f"{weight.key} has no count scale")
+    return _round(weight.maximum * min(share, 1.0))
+
+
+def penalty(weight: Weight, count: int) -> int:
+    return max(-weight.per * max(count, 0), weight.floor)
+
+
+def tier_for(score: int) -> str:
+    return next(value for lowest, value, _ in TIERS if score >= lowest)
+
+
+def tier_label(tier: str) -> str:
+    return next(label for _, value, label in TIERS if value == tier)
+
+
+def level_for(signals: Signals) -> int:
+    """The highest verification level the evidence reaches (DESIGN: Trust and verification)."""
+    if signals.claim_status == "approved":
+        return 4 if signals.claim_reviewed else 3
+    if signals.orcid or ids_agree(signals):
+        return 2
+    if signals.openalex_id:
+        return 1
+    return 0
+
+
+def ids_agree(signals: Signals) -> bool:
+    return bool(signals.openalex_id and signals.cross_source_works) or signals.claim_orcid_matches
+
+
+def claim_status_label(signals: Signals) -> str:
+    if signals.claim_status == "approved":
+        return "Claimed, reviewed by staff" if signals.claim_reviewed else "Claimed and verified"
+    return {
+        "pending": "Claim pending review",
+        "disputed": "Claim disputed",
+    }.get(signals.claim_status, "Unclaimed author")
+
+
+# Items ----------------------------------------------------------------------------
+
+
+def _item(key: str, points: int, evidence: str, links=()) -> Item:
+    weight = WEIGHTS[key]
+    return Item(key, weight.label, points, weight.maximum, evidence, list(links), weight.floor)
+
+
+def _plural(count: int, word: str, plural: str = "") -> str:
+    return f"{count:,} {word if count == 1 else plural or word + 's'}"
+
+
+METHOD_WORDS = {
+    "orcid": "proved by ORCID sign-in",
+    "email": "proved by a confirmed institutional email",
+    "evidence": "evidence reviewed by staff",
+}
+
+
+def claim_item(s: Signals) -> Item:
+    if s.claim_status == "approved":
+        how = METHOD_WORDS.get(s.claim_method, s.claim_method)
+        if s.claim_reviewed:
+            if s.claim_method != "evidence":
+                how = f"{how}, and reviewed by staff"
+            return _item("claim", 20, f"Claimed by the researcher: {how}.")
+        return _item("claim", 16, f"Claimed by the researcher: {how}.")
+    if s.claim_status == "pending":
+        return _item("claim", 0, "A claim waits for staff review; it counts once approved.")
+    if s.claim_status == "disputed":
+        return _item("claim", 0, "Claims on this record are disputed; staff will decide.")
+    return _item("claim", 0, "Nobody has claimed this record yet.")
+
+
+def identity_items(s: Signals) -> list[Item]:
+    items = [claim_item(s)]
+    if s.orcid:
+        link = Link(f"ORCID {s.orcid}", f"https://orcid.org/{s.orcid}")
+        items.append(_item("orcid", 8, f"ORCID iD {s.orcid} is on the record.", [link]))
+    else:
+        items.append(_item("orcid", 0, "No ORCID iD on the record."))
+    items.append(_agreement_item(s))
+    if s.openalex_id:
+        links = [Link(f"OpenAlex {s.openalex_id}", s.openalex_url)] if s.openalex_url else []
+        items.append(_item("source_id", 3, f"OpenAlex author id {s.openalex_id}.", links))
+    else:
+        items.append(_item("source_id", 0, "No source id: the record was built from names."))
+    if s.affiliation:
+        items.append(_item("affiliation", 3, f"Affiliation imported: {s.affiliation}."))
+    else:
+        items.append(_item("affiliation", 0, "Affiliation not imported."))
+    return items
+
+
+def _agreement_item(s: Signals) -> Item:
+    reasons = []
+    if s.openalex_id and s.cross_source_works:
+        reasons.append(
+            f"{_plural(s.cross_source_works, 'work')} listed by both OpenAlex and arXiv "
+            "under this record"
+        )
+    if s.claim_orcid_matches:
+        reasons.append("the claimant signed in with the record's ORCID iD")
+    if reasons:
+        text = "; ".join(reasons)
+        return _item("ids_agree", 6, text[0].upper() + text[1:] + ".")
+    if s.openalex_id:
+        return _item("ids_agree", 0, "No work is listed by both OpenAlex and arXiv yet.")
+    return _item("ids_agree", 0, "No source id to compare with another source.")
+
+
+def record_items(s: Signals) -> list[Item]:
+    works_link = [Link("Published work", s.works_url)] if s.works_url and s.works else []
+    items = [
+        _item("works", scaled(WEIGHTS["works"], s.works), f"{_plural(s.works, 'work')}.",
+              works_link),
+        _item("venues", scaled(WEIGHTS["venues"], s.venues),
+              f"Published in {_plural(s.venues, 'distinct venue')}."),
+    ]  # fmt: skip
+    if s.citations is None:
+        items.append(_item("citations", 0, "No source gave citation counts for these works."))
+    else:
+        points = scaled(WEIGHTS["citations"], s.citations)
+        items.append(_item("citations", points, f"{_plural(s.citations, 'citation')} in all."))
+    return items
+
+
+def community_items(s: Signals) -> list[Item]:
+    followers = _item(
+        "followers",
+        scaled(WEIGHTS["followers"], s.followers),
+        f"{_plural(s.followers, 'follower')} on this site.",
+    )
+    count = s.claimed_collaborators
+    if count:
+        names = ", ".join(link.label for link in s.collaborator_links)
+        unnamed = count - len(s.collaborator_links)
+        more = f" and {unnamed} more" if unnamed > 0 else ""
+        text = f"{_plural(count, 'co-author')} claimed their record: {names}{more}."
+    else:
+        text = "No co-author has claimed their record here yet."
+    claimed = _item(
+        "claimed_collaborators",
+        scaled(WEIGHTS["claimed_collaborators"], count),
+        text,
+        [link for link in s.collaborator_links if link.url],
+    )
+    return [followers, claimed]
+
+
+def years_active(s: Signals) -> int:
+    if s.first_year is None or s.last_year is None:
+        return 0
+    return max(s.last_year - s.first_year + 1, 1)
+
+
+def activity_items(s: Signals) -> list[Item]:
+    years = years_active(s)
+    if years:
+        span = f"{s.first_year}" if years == 1 else f"{s.first_year} to {s.last_year}"
+        text = f"Works from {span}: {_plural(years, 'year')} active."
+    else:
+        text = "No work has a publication year."
+    since = s.this_year - RECENT_YEARS + 1
+    recent = _item(
+        "recent_work",
+        scaled(WEIGHTS["recent_work"], s.recent_works),
+        f"{_plural(s.recent_works, 'work')} from {since} to {s.this_year}.",
+    )
+    return [_item("years_active", scaled(WEIGHTS["years_active"], years), text), recent]
+
+
+def penalty_items(s: Signals) -> list[Item]:
+    retracted = _item(
+        "retracted",
+        penalty(WEIGHTS["retracted"], s.retracted),
+        f"{_plural(s.retracted, 'retracted work')}." if s.retracted else "No retracted work.",
+        s.retracted_links,
+    )
+    disputes = _item(
+        "disputes",
+        penalty(WEIGHTS["disputes"], s.disputes),
+        f"{_plural(s.disputes, 'disputed claim')} waiting for staff."
+        if s.disputes
+        else "No open dispute.",
+    )
+    reports = _item(
+        "misattributions",
+        penalty(WEIGHTS["misattributions"], s.misattributions),
+        f"Staff upheld {_plural(s.misattributions, 'report')} of a misattributed work."
+        if s.misattributions
+        else "No upheld misattribution report.",
+        s.misattribution_links,
+    )
+    return [retracted, disputes, reports]
+
+
+ITEMS = {
+    "identity": identity_items,
+    "record": record_items,
+    "community": community_items,
+    "activity": activity_items,
+    "penalties": penalty_items,
+}
+
+
+def score(signals: Signals) -> Result:
+    """The score, tier, level and every component with its evidence."""
+    groups = []
+    for component in COMPONENTS:
+        items = ITEMS[component.key](signals)
+        groups.append(
+            Group(
+                component.key,
+                component.label,
+                sum(i.points for i in items),
+                component.maximum,
+                items,
+                sum(i.floor for i in items),
+            )
+        )
+    total = min(max(sum(g.points for g in groups), 0), 100)
+    return Result(total, tier_for(total), level_for(signals), claim_status_label(signals), groups)
+
+
+def weights_by_component() -> list[tuple[Component, list[Weight]]]:
+    """The weights table grouped by component, in the order the score lists them."""
+    return [(c, [w for w in WEIGHTS.values() if w.component == c.key]) for c in COMPONENTS]
