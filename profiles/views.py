@@ -82,6 +82,7 @@ def researcher_detail(request: HttpRequest, pk: int, slug: str = "") -> HttpResp
     works = Paginator(filterset.qs, WORKS_PER_PAGE).get_page(request.GET.get("page"))
     context = {
         "author": author,
+        "page_author": author,  # marked in the author lists of the works
         "profile": getattr(author, "profile", None),
         "metrics": metrics,
         "chart": citations_chart(metrics.citations_by_year) if metrics else None,
