@@ -336,8 +336,7 @@ def _create(user, author: Author, method: str, evidence: str, links, orcid_sign_
         )
     if claim.status == Claim.Status.DISPUTED:
         _dispute(others, user, claim)
-    if claim.status != Claim.Status.PENDING:
-        _announce(claim)
+    _announce(claim)  # a pending claim shows in the trust snapshot too
     return claim
 
 

@@ -150,21 +150,24 @@ def test_email_cannot_work_when_no_institution_has_a_domain(author):
 # Evidence for staff ---------------------------------------------------------------------
 
 
-def test_evidence_is_always_offered_and_waits_for_staff(author, changed):
+def test_evidence_is_always_offered_and_waits_for_staff(
+    author, changed, django_capture_on_commit_callbacks
+):
     user = person("claimant")
     assert check(user, author, "evidence").available
-    claim = claims.claim_create(
-        user=user,
-        author=author,
-        method="evidence",
-        evidence=EVIDENCE,
-        links=["https://example.edu/staff/grace", " ", "https://example.edu/staff/grace"],
-    )
+    with django_capture_on_commit_callbacks(execute=True):
+        claim = claims.claim_create(
+            user=user,
+            author=author,
+            method="evidence",
+            evidence=EVIDENCE,
+            links=["https://example.edu/staff/grace", " ", "https://example.edu/staff/grace"],
+        )
     assert claim.status == Claim.Status.PENDING
     assert claim.evidence_links == ["https://example.edu/staff/grace"]
     assert not Profile.objects.exists()
     assert actions(claim) == ["claim_create"]
-    assert changed == []  # nothing the trust score reads has changed yet
+    assert changed == [author.pk]  # the trust snapshot shows the pending claim
 
 
 @pytest.mark.parametrize(
