@@ -269,6 +269,7 @@ def four_works():
 
 def test_works_sort_newest_most_cited_and_by_title(client, four_works):
     url = four_works.get_absolute_url()
+    assert '<span class="work-year" title="Year">2023</span>' in client.get(url).content.decode()
     names = ["Alpha", "Beta", "Gamma", "Delta"]
     assert order(client.get(url), names) == ["Gamma", "Beta", "Delta", "Alpha"]
     assert order(client.get(url + "?sort=cited"), names) == ["Beta", "Delta", "Alpha", "Gamma"]
@@ -348,7 +349,7 @@ def test_work_item_shows_everything_a_visitor_needs(client):
         AuthorshipFactory(work=work, author=coauthor, position=position)
     html = client.get(author.get_absolute_url()).content.decode()
 
-    assert ">Preprint<" in html and ">2021<" in html and ">Apr 9, 2021<" in html
+    assert ">Preprint<" in html and ">Apr 9, 2021<" in html
     assert ">arXiv (Cornell University)<" in html and ">cs.CL<" in html
     assert f'href="{work.get_absolute_url()}"' in html
     assert 'href="https://github.com/nvidia/megatron-lm"' in html and ">Code<" in html
