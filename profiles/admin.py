@@ -144,13 +144,43 @@ class ReportAdmin(admin.ModelAdmin):
         "reporter",
         "reported_user",
         "author",
+        "work",
         "status",
         "created_at",
         "handled_by",
     ]
     list_filter = ["kind", "status"]
     search_fields = ["reason", "reporter__email", "author__display_name"]
-    list_select_related = ["reporter", "reported_user", "author", "handled_by"]
+    list_select_related = ["reporter", "reported_user", "author", "work", "handled_by"]
+    readonly_fields = ["status", "handled_by", "handled_at"]
+    actions = ["uphold", "dismiss"]
+
+    def _decide(self, request, queryset, decide, done: str) -> None:
+        from profiles.collaboration import CollaborationError
+
+        count = 0
+        for report in queryset:
+            try:
+                decide(report=report, actor=request.user)
+            except CollaborationError as exc:
+                self.message_user(request, str(exc), level="warning")
+            else:
+                count += 1
+        if count:
+            self.message_user(request, f"{count} report{'s' if count != 1 else ''} {done}.")
+
+    @admin.action(description="Uphold: act on the report (a misattributed work leaves the record)")
+    def uphold(self, request, queryset):
+        from profiles.collaboration import report_uphold
+
+        self._decide(request, queryset, report_uphold, "upheld")
+
+    @admin.action(description="Dismiss: nothing to act on")
+    def dismiss(self, request, queryset):
+        from profiles.collaboration import report_dismiss
+
+        self._decide(request, queryset, report_dismiss, "dismissed")
+
     raw_id_fields = [
         "reporter",
         "reported_user",

@@ -1,3 +1,8 @@
-from django.urls import path  # noqa: F401
+from rest_framework.routers import SimpleRouter
 
-urlpatterns: list = []
+from profiles.social_api import FollowViewSet
+
+router = SimpleRouter()
+router.register("follows", FollowViewSet, basename="follow")
+
+urlpatterns = router.urls

@@ -64,3 +64,34 @@ def link_added_work(self, run_id: int, author_id: int, actor_id: int | None, key
         run_id=run_id, author_id=author_id, actor_id=actor_id, key=key
     )
     return work.pk if work else None
+
+
+NOTIFY_CHUNK = 500  # author ids per notification query
+
+
+@shared_task(name="profiles.tasks.notify_new_works")
+def notify_new_works(author_ids: list[int]) -> int:
+    """After an import batch: tell followers of these authors about their new works."""
+    from profiles import following
+
+    created = 0
+    for start in range(0, len(author_ids), NOTIFY_CHUNK):
+        chunk = author_ids[start : start + NOTIFY_CHUNK]
+        created += following.notify_new_works(author_ids=chunk)
+    return created
+
+
+@shared_task(name="profiles.tasks.notify_claimed")
+def notify_claimed(author_id: int) -> int:
+    """After a claim changed: tell the followers once the record is claimed."""
+    from profiles import following
+
+    return following.notify_claimed(author_id=author_id)
+
+
+@shared_task(name="profiles.tasks.send_digests", soft_time_limit=3600, time_limit=3900)
+def send_digests() -> int:
+    """Daily: the e-mail digest of new works for everyone who opted in."""
+    from profiles import digest
+
+    return digest.digests_send()

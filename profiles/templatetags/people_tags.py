@@ -5,8 +5,11 @@ register = template.Library()
 
 @register.inclusion_tag("profiles/_follow.html", takes_context=True)
 def follow_button(context, author):
-    """Follow / unfollow with the follower count."""
-    return {"author": author, "request": context.get("request"), "user": context.get("user")}
+    """Follow / unfollow with the follower count (one query)."""
+    from profiles.social_views import follow_fragment
+
+    request = context.get("request")
+    return follow_fragment(request, author, next_url=request.get_full_path())
 
 
 @register.inclusion_tag("profiles/_claim_panel.html", takes_context=True)
@@ -22,5 +25,16 @@ def claim_panel(context, author):
 
 @register.inclusion_tag("profiles/_collaboration_panel.html", takes_context=True)
 def collaboration_panel(context, author):
-    """Direct invitations to a claimed researcher who is open to collaborate."""
-    return {"author": author, "request": context.get("request"), "user": context.get("user")}
+    """Direct invitations to a claimed researcher who is open to collaborate (at most one query)."""
+    from profiles.social_views import panel_context
+
+    return panel_context(context.get("request"), author)
+
+
+@register.simple_tag(takes_context=True)
+def inbox_unread(context) -> int:
+    """How many things in the signed-in user's inbox are unread (one query; none for visitors)."""
+    from profiles.collaboration import unread_counts
+
+    request = context.get("request")
+    return unread_counts(getattr(request, "user", None))["total"]

@@ -1,0 +1,495 @@
+"""Direct collaboration: invitations between claimed researchers, conversations, block and report.
+
+Only a signed-in user who holds a claimed record can invite, and only a claimed
+researcher who is open to collaborate can be invited. The recipient accepts or
+declines; an accepted invitation is a conversation between the two. A block
+stops the blocked person from inviting or writing to the one who blocked them
+(and the other way round: neither can reach the other). Reports go to staff,
+who uphold or dismiss them in the admin; an upheld misattribution takes the
+work off the record for good (a staff link constraint later imports obey).
+
+People are shown by the name of the record they hold, never by e-mail address.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.db import IntegrityError, models, transaction
+from django.db.models import Exists, OuterRef, Q, QuerySet, Subquery
+from django.utils import timezone
+
+from profiles.models import Block, Invitation, Message, Notification, Profile, Report
+from profiles.signals import report_upheld
+from publications.curation import audit_record
+from publications.models import Author, Authorship, LinkConstraint, Source, Work
+from publications.signals import authors_changed
+
+# Per signed-in user; pages and API alike.
+INVITE_RATE = "10/d"
+MESSAGE_RATE = "60/h"
+REPORT_RATE = "20/d"
+BLOCK_RATE = "30/h"
+
+TOPIC_MIN, TOPIC_MAX = 3, 200
+MESSAGE_MIN, MESSAGE_MAX = 20, 2000
+BODY_MAX = 5000
+REASON_MIN, REASON_MAX = 10, 2000
+# A declined invitation cannot be repeated to the same person before this.
+REINVITE_AFTER = timedelta(days=30)
+
+
+class CollaborationError(ValueError):
+    """A step that cannot be taken; the message says why, for the person asking."""
+
+
+def _signed_in(user) -> bool:
+    return user is not None and user.is_authenticated
+
+
+def person_name(user) -> str:
+    """How a member is shown to other members: the name of the record they hold."""
+    profile = getattr(user, "profile", None) if user is not None else None
+    return profile.author.display_name if profile is not None else "A member without a record"
+
+
+def _clean(text: str, *, label: str, low: int, high: int) -> str:
+    text = (text or "").strip()
+    if len(text) < low:
+        raise CollaborationError(f"The {label} needs at least {low} characters.")
+    if len(text) > high:
+        raise CollaborationError(f"Keep the {label} under {high} characters.")
+    return text
+
+
+def blocked_between(a_id: int, b_id: int) -> bool:
+    return Block.objects.filter(
+        Q(blocker_id=a_id, blocked_id=b_id) | Q(blocker_id=b_id, blocked_id=a_id)
+    ).exists()
+
+
+# Invitations ----------------------------------------------------------------------------
+
+
+def invite_refusal(*, sender, profile: Profile) -> str:
+    """Why ``sender`` cannot invite the holder of ``profile``; empty when they can."""
+    if not _signed_in(sender):
+        return "Sign in to send an invitation."
+    if profile.user_id == sender.pk:
+        return "This is your own record."
+    if not profile.open_to_collaborate:
+        return "This researcher is not taking invitations at the moment."
+    if not Profile.objects.filter(user=sender).exists():
+        return "Claim your own author record first: invitations come from claimed researchers."
+    if blocked_between(sender.pk, profile.user_id):
+        return "You cannot send invitations to this researcher."
+    last = Invitation.objects.filter(sender=sender, recipient=profile).first()
+    if last is not None and last.status == Invitation.Status.PENDING:
+        return "Your earlier invitation is still waiting for an answer."
+    if last is not None and _declined_recently(last.status, last.responded_at):
+        return DECLINED_RECENTLY
+    return ""
+
+
+DECLINED_RECENTLY = "This researcher declined your last invitation; try again in a few weeks."
+
+
+def _declined_recently(status: str, answered_at) -> bool:
+    recent = answered_at is not None and timezone.now() - answered_at < REINVITE_AFTER
+    return status == Invitation.Status.DECLINED and recent
+
+
+def invitation_create(*, sender: AbstractBaseUser, profile: Profile, topic: str, message: str):
+    """Invite the holder of ``profile`` to collaborate on ``topic``."""
+    topic = _clean(topic, label="topic", low=TOPIC_MIN, high=TOPIC_MAX)
+    message = _clean(message, label="message", low=MESSAGE_MIN, high=MESSAGE_MAX)
+    with transaction.atomic():
+        profile = Profile.objects.select_for_update().get(pk=profile.pk)
+        refusal = invite_refusal(sender=sender, profile=profile)
+        if refusal:
+            raise CollaborationError(refusal)
+        try:
+            with transaction.atomic():
+                invitation = Invitation.objects.create(
+                    sender=sender, recipient=profile, topic=topic, message=message
+                )
+        except IntegrityError:
+            raise CollaborationError(
+                "Your earlier invitation is still waiting for an answer."
+            ) from None
+    return invitation
+
+
+def _pending_for_recipient(invitation: Invitation, user) -> Invitation:
+    invitation = (
+        Invitation.objects.select_for_update()
+        .select_related("recipient__author", "sender")
+        .get(pk=invitation.pk)
+    )
+    if invitation.recipient.user_id != user.pk:
+        raise CollaborationError("Only the researcher who was invited can answer.")
+    if invitation.status != Invitation.Status.PENDING:
+        raise CollaborationError(f"This invitation was already {invitation.status}.")
+    return invitation
+
+
+def _tell_sender(invitation: Invitation, verb: str) -> None:
+    name = invitation.recipient.author.display_name
+    Notification.objects.create(
+        user_id=invitation.sender_id,
+        kind=Notification.Kind.INVITATION,
+        author_id=invitation.recipient.author_id,
+        text=f"{name} {verb} your invitation about “{invitation.topic}”."[:300],
+    )
+
+
+def invitation_accept(*, invitation: Invitation, user: AbstractBaseUser, reply: str = ""):
+    """The recipient accepts: the invitation becomes a conversation, opened by ``reply``."""
+    reply = (reply or "").strip()
+    if len(reply) > BODY_MAX:
+        raise CollaborationError(f"Keep the reply under {BODY_MAX} characters.")
+    with transaction.atomic():
+        invitation = _pending_for_recipient(invitation, user)
+        invitation.status = Invitation.Status.ACCEPTED
+        invitation.responded_at = timezone.now()
+        invitation.save(update_fields=["status", "responded_at"])
+        if reply:
+            Message.objects.create(invitation=invitation, sender=user, body=reply)
+        _tell_sender(invitation, "accepted")
+    return invitation
+
+
+def invitation_decline(*, invitation: Invitation, user: AbstractBaseUser) -> Invitation:
+    """The recipient declines; the sender is told, and cannot ask again for a while."""
+    with transaction.atomic():
+        invitation = _pending_for_recipient(invitation, user)
+        invitation.status = Invitation.Status.DECLINED
+        invitation.responded_at = timezone.now()
+        invitation.save(update_fields=["status", "responded_at"])
+        _tell_sender(invitation, "declined")
+    return invitation
+
+
+def invitations_of(user) -> QuerySet[Invitation]:
+    """Invitations the user sent or received: the only ones they may see."""
+    return Invitation.objects.filter(Q(sender=user) | Q(recipient__user=user)).select_related(
+        "sender__profile__author", "recipient__author", "recipient__user"
+    )
+
+
+def other_party(invitation: Invitation, user):
+    return invitation.recipient.user if invitation.sender_id == user.pk else invitation.sender
+
+
+def other_author(invitation: Invitation, user) -> Author | None:
+    """The record of the other person in an invitation, if they hold one."""
+    if invitation.sender_id == user.pk:
+        return invitation.recipient.author
+    profile = getattr(invitation.sender, "profile", None)
+    return profile.author if profile is not None else None
+
+
+def message_send(*, invitation: Invitation, user: AbstractBaseUser, body: str) -> Message:
+    """Write in an accepted invitation's conversation."""
+    body = _clean(body, label="message", low=1, high=BODY_MAX)
+    participants = {invitation.sender_id, invitation.recipient.user_id}
+    if user.pk not in participants:
+        raise CollaborationError("Only the two people in a conversation can write in it.")
+    if invitation.status != Invitation.Status.ACCEPTED:
+        raise CollaborationError("Messages can be sent once the invitation is accepted.")
+    if blocked_between(*participants):
+        raise CollaborationError("This conversation is closed: one of you blocked the other.")
+    return Message.objects.create(invitation=invitation, sender=user, body=body)
+
+
+def conversation_mark_read(*, invitation: Invitation, user: AbstractBaseUser) -> int:
+    """Mark the other person's messages as read by ``user``."""
+    return (
+        invitation.messages.filter(read_at__isnull=True)
+        .exclude(sender=user)
+        .update(read_at=timezone.now())
+    )
+
+
+# Block and report ------------------------------------------------------------------------
+
+
+def block_create(*, blocker: AbstractBaseUser, blocked) -> Block:
+    """Block a person: neither can invite or write to the other; their pending asks are declined."""
+    if blocker.pk == blocked.pk:
+        raise CollaborationError("You cannot block yourself.")
+    with transaction.atomic():
+        block, _ = Block.objects.get_or_create(blocker=blocker, blocked=blocked)
+        Invitation.objects.filter(
+            sender=blocked, recipient__user=blocker, status=Invitation.Status.PENDING
+        ).update(status=Invitation.Status.DECLINED, responded_at=timezone.now())
+    return block
+
+
+def block_delete(*, blocker: AbstractBaseUser, block_id: int) -> bool:
+    deleted, _ = Block.objects.filter(blocker=blocker, pk=block_id).delete()
+    return bool(deleted)
+
+
+def blocks_of(user) -> list[Block]:
+    return list(
+        Block.objects.filter(blocker=user)
+        .select_related("blocked__profile__author")
+        .order_by("-created_at")
+    )
+
+
+def report_abuse(*, reporter: AbstractBaseUser, invitation: Invitation, reason: str) -> Report:
+    """Report the other person in an invitation or conversation to staff."""
+    reason = _clean(reason, label="reason", low=REASON_MIN, high=REASON_MAX)
+    if reporter.pk not in (invitation.sender_id, invitation.recipient.user_id):
+        raise CollaborationError("Only the two people in a conversation can report it.")
+    return Report.objects.create(
+        reporter=reporter,
+        kind=Report.Kind.ABUSE,
+        reported_user=other_party(invitation, reporter),
+        invitation=invitation,
+        reason=reason,
+    )
+
+
+def report_misattribution(
+    *, reporter: AbstractBaseUser, author: Author, work: Work, reason: str
+) -> tuple[Report, bool]:
+    """Report that a work on a record is not the researcher's; return (report, created)."""
+    reason = _clean(reason, label="reason", low=REASON_MIN, high=REASON_MAX)
+    if not Authorship.objects.filter(author=author, work=work).exists():
+        raise CollaborationError("This work is not on this researcher's record.")
+    open_report = Report.objects.filter(
+        reporter=reporter, author=author, work=work, status=Report.Status.OPEN
+    ).first()
+    if open_report is not None:
+        return open_report, False
+    report = Report.objects.create(
+        reporter=reporter,
+        kind=Report.Kind.MISATTRIBUTION,
+        author=author,
+        work=work,
+        reason=reason,
+    )
+    return report, True
+
+
+def _unlink_by_staff(report: Report, actor) -> dict:
+    """Take the reported work off the record and keep later imports from linking it again."""
+    LinkConstraint.objects.filter(
+        author_id=report.author_id,
+        work_id=report.work_id,
+        other_author__isnull=True,
+        other_work__isnull=True,
+    ).delete()
+    LinkConstraint.objects.create(
+        kind=LinkConstraint.Kind.CANNOT_LINK,
+        author_id=report.author_id,
+        work_id=report.work_id,
+        source=Source.STAFF,
+        reason=f"Misattribution report {report.pk} upheld: {report.reason}"[:2000],
+        created_by=actor,
+    )
+    removed, _ = Authorship.objects.filter(
+        author_id=report.author_id, work_id=report.work_id
+    ).delete()
+    profile = Profile.objects.filter(author_id=report.author_id).first()
+    if profile is not None:
+        profile.pinned_works.remove(report.work_id)
+    return {"authorship_removed": bool(removed)}
+
+
+def _decide(report: Report, actor, status: str) -> Report:
+    report = Report.objects.select_for_update().get(pk=report.pk)
+    if report.status != Report.Status.OPEN:
+        raise CollaborationError(f"Report {report.pk} was already {report.status}.")
+    report.status = status
+    report.handled_by = actor
+    report.handled_at = timezone.now()
+    report.save(update_fields=["status", "handled_by", "handled_at"])
+    return report
+
+
+def report_uphold(*, report: Report, actor: AbstractBaseUser) -> Report:
+    """Staff agree with the report. A misattributed work leaves the record for good."""
+    with transaction.atomic():
+        report = _decide(report, actor, Report.Status.UPHELD)
+        data = {"kind": report.kind}
+        if report.kind == Report.Kind.MISATTRIBUTION:
+            data.update(_unlink_by_staff(report, actor), work_id=report.work_id)
+            author_id = report.author_id
+
+            def follow_up() -> None:
+                from publications import tasks
+
+                tasks.refresh_author_metrics.delay([author_id])
+                authors_changed.send(sender=Report, author_ids=[author_id])
+                report_upheld.send(sender=Report, author_id=author_id)
+
+            transaction.on_commit(follow_up)
+        audit_record(actor=actor, action="report_uphold", target=report, data=data)
+    return report
+
+
+def report_dismiss(*, report: Report, actor: AbstractBaseUser) -> Report:
+    """Staff find nothing to act on."""
+    with transaction.atomic():
+        report = _decide(report, actor, Report.Status.DISMISSED)
+        audit_record(actor=actor, action="report_dismiss", target=report, data={})
+    return report
+
+
+# Reads for pages ---------------------------------------------------------------------------
+
+
+class _Count(Subquery):
+    """The number of rows of a queryset, as a scalar subquery."""
+
+    template = "(SELECT COUNT(*) FROM (%(subquery)s) _rows)"
+    output_field = models.IntegerField()
+
+
+def _unread_parts(user_ref):
+    notes = Notification.objects.filter(user=user_ref, read_at__isnull=True)
+    invites = Invitation.objects.filter(recipient__user=user_ref, status=Invitation.Status.PENDING)
+    messages = Message.objects.filter(
+        Q(invitation__sender=user_ref) | Q(invitation__recipient__user=user_ref),
+        invitation__status=Invitation.Status.ACCEPTED,
+        read_at__isnull=True,
+    ).exclude(sender=user_ref)
+    return {
+        "notes": _Count(notes.values("pk")),
+        "invites": _Count(invites.values("pk")),
+        "messages": _Count(messages.values("pk")),
+    }
+
+
+def unread_counts(user) -> dict[str, int]:
+    """Unread notifications, invitations waiting for an answer and unread messages (one query)."""
+    if not _signed_in(user):
+        return {"notes": 0, "invites": 0, "messages": 0, "total": 0}
+    row = (
+        get_user_model()
+        .objects.filter(pk=user.pk)
+        .annotate(**_unread_parts(OuterRef("pk")))
+        .values("notes", "invites", "messages")
+        .first()
+    ) or {"notes": 0, "invites": 0, "messages": 0}
+    return {**row, "total": sum(row.values())}
+
+
+@dataclass
+class PanelState:
+    """What the direct-collaboration panel of a researcher page shows."""
+
+    state: str  # unclaimed, owner, closed, anonymous, can_invite, refused, pending, conversation
+    profile: Profile | None = None
+    reason: str = ""
+    invitation_id: int | None = None
+    pending_count: int = 0
+
+
+def collaboration_panel_state(*, author: Author, user) -> PanelState:
+    """The panel's state with at most one query (none for visitors)."""
+    profile = getattr(author, "profile", None)
+    if profile is None:
+        return PanelState("unclaimed")
+    signed_in = _signed_in(user)
+    if signed_in and profile.user_id == user.pk:
+        pending = Invitation.objects.filter(recipient=profile, status="pending").count()
+        return PanelState("owner", profile, pending_count=pending)
+    if not profile.open_to_collaborate:
+        return PanelState("closed", profile)
+    if not signed_in:
+        return PanelState("anonymous", profile)
+    return _viewer_state(profile, user)
+
+
+def _viewer_state(profile: Profile, user) -> PanelState:
+    mine = Invitation.objects.filter(sender=OuterRef("pk"), recipient=profile).order_by(
+        "-created_at"
+    )
+    row = (
+        get_user_model()
+        .objects.filter(pk=user.pk)
+        .annotate(
+            has_profile=Exists(Profile.objects.filter(user=OuterRef("pk"))),
+            blocked=Exists(
+                Block.objects.filter(
+                    Q(blocker=OuterRef("pk"), blocked_id=profile.user_id)
+                    | Q(blocker_id=profile.user_id, blocked=OuterRef("pk"))
+                )
+            ),
+            last_id=Subquery(mine.values("pk")[:1]),
+            last_status=Subquery(mine.values("status")[:1]),
+            last_answered=Subquery(mine.values("responded_at")[:1]),
+        )
+        .values("has_profile", "blocked", "last_id", "last_status", "last_answered")
+        .get()
+    )
+    if not row["has_profile"]:
+        reason = "Claim your own author record first: invitations come from claimed researchers."
+        return PanelState("refused", profile, reason=reason)
+    if row["blocked"]:
+        return PanelState(
+            "refused", profile, reason="You cannot send invitations to this researcher."
+        )
+    if row["last_status"] == Invitation.Status.PENDING:
+        return PanelState("pending", profile, invitation_id=row["last_id"])
+    if row["last_status"] == Invitation.Status.ACCEPTED:
+        return PanelState("conversation", profile, invitation_id=row["last_id"])
+    if _declined_recently(row["last_status"], row["last_answered"]):
+        return PanelState("refused", profile, reason=DECLINED_RECENTLY)
+    return PanelState("can_invite", profile)
+
+
+@dataclass
+class Inbox:
+    received: list[Invitation]  # waiting for the user's answer
+    conversations: list[Invitation]
+    sent: list[Invitation]  # the user's own, pending or declined
+    notifications: list[Notification]
+    blocks: list[Block]
+
+
+def inbox_for(*, user: AbstractBaseUser, notifications: int = 10) -> Inbox:
+    """The inbox: invitations to answer, conversations (unread first), sent invitations."""
+    unread = Message.objects.filter(invitation=OuterRef("pk"), read_at__isnull=True).exclude(
+        sender=user
+    )
+    rows = list(
+        invitations_of(user)
+        .annotate(
+            unread=_Count(unread.values("pk")),
+            last_at=Subquery(
+                Message.objects.filter(invitation=OuterRef("pk"))
+                .order_by("-created_at")
+                .values("created_at")[:1]
+            ),
+        )
+        .order_by("-created_at")
+    )
+    for row in rows:
+        row.other_author = other_author(row, user)
+        row.other_name = row.other_author.display_name if row.other_author else person_name(None)
+    received = [i for i in rows if i.status == "pending" and i.recipient.user_id == user.pk]
+    conversations = sorted(
+        (i for i in rows if i.status == "accepted"),
+        key=lambda i: (i.unread == 0, -(i.last_at or i.responded_at or i.created_at).timestamp()),
+    )
+    sent = [i for i in rows if i.status != "accepted" and i.sender_id == user.pk]
+    latest = list(
+        Notification.objects.filter(user=user).select_related("author", "work")[:notifications]
+    )
+    return Inbox(received, conversations, sent, latest, blocks_of(user))
+
+
+def notifications_mark_read(*, user: AbstractBaseUser, ids=None) -> int:
+    queryset = Notification.objects.filter(user=user, read_at__isnull=True)
+    if ids is not None:
+        queryset = queryset.filter(pk__in=list(ids))
+    return queryset.update(read_at=timezone.now())

@@ -1,0 +1,109 @@
+"""The opt-in daily e-mail digest of new works by followed researchers.
+
+Each user who opted in gets at most one e-mail a day, only when something is
+new: the works stored since their last digest (and after they followed the
+author). It goes to their primary confirmed address; a user without one gets
+nothing. A failed send is logged and retried the next day; the others go on.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.conf import settings
+from django.contrib.sites.models import Site
+from django.core.mail import EmailMultiAlternatives
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils import timezone
+
+from profiles.following import new_works_for
+from profiles.models import Preferences
+from publications import selectors
+from publications.models import Work
+
+logger = logging.getLogger("profiles")
+
+DIGEST_MAX_WORKS = 30
+# A digest is not sent twice within this, should the schedule fire twice.
+DIGEST_MIN_INTERVAL = timedelta(hours=20)
+
+
+@dataclass
+class Digest:
+    works: list[Work]
+    total: int
+
+
+def digest_address(user) -> str | None:
+    """The user's primary confirmed e-mail address, if any."""
+    from allauth.account.models import EmailAddress
+
+    row = (
+        EmailAddress.objects.filter(user=user, verified=True)
+        .order_by("-primary", "pk")
+        .values_list("email", flat=True)
+        .first()
+    )
+    return row
+
+
+def digest_for(user, *, since) -> Digest:
+    new = new_works_for(user, since=since).order_by("-created_at", "-id")
+    works = list(selectors.works_with_authors(new)[:DIGEST_MAX_WORKS])
+    total = len(works) if len(works) < DIGEST_MAX_WORKS else new.count()
+    return Digest(works, total)
+
+
+def _site_url() -> str:
+    protocol = getattr(settings, "ACCOUNT_DEFAULT_HTTP_PROTOCOL", "https")
+    return f"{protocol}://{Site.objects.get_current().domain}"
+
+
+def _message(user, address: str, digest: Digest) -> EmailMultiAlternatives:
+    site = _site_url()
+    context = {
+        "digest": digest,
+        "site_url": site,
+        "site_name": settings.SITE_NAME,
+        "following_url": site + reverse("people:following"),
+    }
+    subject = render_to_string("profiles/email/digest_subject.txt", context).strip()
+    text = render_to_string("profiles/email/digest_message.txt", context)
+    html = render_to_string("profiles/email/digest_message.html", context)
+    message = EmailMultiAlternatives(subject, text, to=[address])
+    message.attach_alternative(html, "text/html")
+    return message
+
+
+def digest_send(preferences: Preferences, *, now=None) -> bool:
+    """Send one user's digest if there is something new; return whether one was sent."""
+    now = now or timezone.now()
+    user = preferences.user
+    sent_at = preferences.digest_sent_at
+    if sent_at and now - sent_at < DIGEST_MIN_INTERVAL:
+        return False
+    digest = digest_for(user, since=sent_at or now - timedelta(days=1))
+    if not digest.works:
+        return False
+    address = digest_address(user)
+    if address is None:
+        return False
+    _message(user, address, digest).send()
+    Preferences.objects.filter(pk=preferences.pk).update(digest_sent_at=now)
+    return True
+
+
+def digests_send(*, now=None) -> int:
+    """Send every due digest; return how many were sent."""
+    now = now or timezone.now()
+    sent = 0
+    due = Preferences.objects.filter(email_digest=True, user__is_active=True).select_related("user")
+    for preferences in due.iterator(chunk_size=500):
+        try:
+            sent += digest_send(preferences, now=now)
+        except Exception:  # one bad address or mail hiccup must not stop the others
+            logger.exception("digest: sending to user %s failed", preferences.user_id)
+    return sent

@@ -1,0 +1,368 @@
+"""Pages for following researchers, the inbox, invitations, conversations, block and report.
+
+Every write is a POST with its CSRF token and answers with a redirect (plain
+forms) or the updated fragment (htmx). Lookups of invitations are scoped to the
+two people in them: anyone else gets a 404, staff included (staff read reports
+in the admin).
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import HttpResponseClientRedirect
+from django_ratelimit.decorators import ratelimit
+
+from profiles import collaboration as collab
+from profiles import following
+from profiles.collaboration import CollaborationError
+from profiles.following import FollowError
+from profiles.models import Block, Invitation, Notification
+from profiles.social_forms import (
+    AcceptForm,
+    DigestForm,
+    InvitationForm,
+    MessageForm,
+    MisattributionForm,
+    ReportForm,
+)
+from publications.models import Author, Work
+
+NOTIFICATIONS_PER_PAGE = 30
+
+
+def _rate(module, name: str):
+    """Read the rate when the request comes, so it follows the service module's setting."""
+    return lambda group, request: getattr(module, name)
+
+
+def _author(pk: int) -> Author:
+    return get_object_or_404(Author.objects.select_related("profile"), pk=pk, is_deleted=False)
+
+
+def _back(request: HttpRequest, fallback: str) -> str:
+    """The page a form came from (``next``), if it is one of ours."""
+    target = request.POST.get("next") or request.GET.get("next") or ""
+    if target and url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return target
+    return fallback
+
+
+def _sign_in(request: HttpRequest, back: str) -> HttpResponse:
+    url = f"{reverse('account_login')}?{urlencode({'next': back})}"
+    if request.htmx:
+        return HttpResponseClientRedirect(url)
+    return redirect(url)
+
+
+def _partial(request: HttpRequest, template: str, context: dict, status: int = 200):
+    return HttpResponse(render_to_string(template, context, request=request), status=status)
+
+
+# Following -------------------------------------------------------------------------------
+
+
+def follow_fragment(request: HttpRequest, author: Author, *, next_url: str, error: str = ""):
+    state = following.follow_state(author=author, user=request.user)
+    return {"author": author, "state": state, "next": next_url, "error": error,
+            "user": request.user, "request": request}  # fmt: skip
+
+
+def _follow_answer(request: HttpRequest, author: Author, error: str = "") -> HttpResponse:
+    back = _back(request, author.get_absolute_url())
+    if request.htmx:
+        context = follow_fragment(request, author, next_url=back, error=error)
+        return _partial(request, "profiles/_follow_box.html", context)
+    if error:
+        messages.error(request, error)
+    return redirect(back)
+
+
+@require_POST
+@ratelimit(group="follow", key="user_or_ip", rate=_rate(following, "FOLLOW_RATE"), block=True)
+def follow(request: HttpRequest, pk: int) -> HttpResponse:
+    """Follow a researcher; visitors are sent to sign in and brought back to the page."""
+    author = _author(pk)
+    if not request.user.is_authenticated:
+        return _sign_in(request, _back(request, author.get_absolute_url()))
+    try:
+        following.follow_create(user=request.user, author=author)
+    except FollowError as exc:
+        return _follow_answer(request, author, str(exc))
+    return _follow_answer(request, author)
+
+
+@require_POST
+@ratelimit(group="follow", key="user_or_ip", rate=_rate(following, "FOLLOW_RATE"), block=True)
+def unfollow(request: HttpRequest, pk: int) -> HttpResponse:
+    author = _author(pk)
+    if not request.user.is_authenticated:
+        return _sign_in(request, _back(request, author.get_absolute_url()))
+    following.follow_delete(user=request.user, author=author)
+    return _follow_answer(request, author)
+
+
+@login_required
+@require_GET
+def following_page(request: HttpRequest) -> HttpResponse:
+    """New works of followed researchers since the last visit, then their recent works."""
+    feed = following.following_feed(user=request.user)
+    form = DigestForm(initial={"email_digest": feed.preferences.email_digest})
+    return render(request, "profiles/following.html", {"feed": feed, "digest_form": form})
+
+
+@login_required
+@require_POST
+def digest_preferences(request: HttpRequest) -> HttpResponse:
+    form = DigestForm(request.POST)
+    form.is_valid()  # a checkbox: absent means off, nothing can be invalid
+    on = bool(form.cleaned_data.get("email_digest"))
+    following.preferences_update(user=request.user, email_digest=on)
+    messages.success(
+        request,
+        "The daily digest is on: it is sent each morning when there is something new."
+        if on
+        else "The daily digest is off.",
+    )
+    return redirect("people:following")
+
+
+# Invitations -----------------------------------------------------------------------------
+
+
+def panel_context(request: HttpRequest, author: Author, **extra) -> dict:
+    state = collab.collaboration_panel_state(author=author, user=request.user)
+    if state.state == "can_invite" and extra.get("form") is None:
+        extra["form"] = InvitationForm()
+    return {"author": author, "panel": state, "user": request.user, "request": request, **extra}
+
+
+def _invite_form_page(request, author, form, error="", status=200) -> HttpResponse:
+    context = panel_context(request, author, form=form, error=error)
+    if request.htmx:
+        return _partial(request, "profiles/_collaboration_panel.html", context)
+    return render(request, "profiles/invitation_new.html", context, status=status)
+
+
+@login_required
+@ratelimit(key="user", rate=_rate(collab, "INVITE_RATE"), method="POST", block=True)
+def invite(request: HttpRequest, pk: int) -> HttpResponse:
+    """Invite a claimed researcher who is open to collaborate."""
+    author = _author(pk)
+    profile = getattr(author, "profile", None)
+    if profile is None:
+        return _invite_form_page(request, author, None)
+    if request.method != "POST":
+        return _invite_form_page(request, author, InvitationForm())
+    form = InvitationForm(request.POST)
+    if not form.is_valid():
+        return _invite_form_page(request, author, form, "The invitation needs a correction.", 400)
+    try:
+        invitation = collab.invitation_create(sender=request.user, profile=profile,
+                                              **form.cleaned_data)  # fmt: skip
+    except CollaborationError as exc:
+        return _invite_form_page(request, author, form, str(exc), 400)
+    if request.htmx:
+        context = panel_context(request, author, sent=invitation)
+        return _partial(request, "profiles/_collaboration_panel.html", context)
+    messages.success(request, f"Invitation sent to {author.display_name}.")
+    return redirect("people:conversation", pk=invitation.pk)
+
+
+@login_required
+@require_GET
+def inbox(request: HttpRequest) -> HttpResponse:
+    """Invitations to answer, conversations, sent invitations and the latest notifications."""
+    box = collab.inbox_for(user=request.user)
+    unread_ids = [n.pk for n in box.notifications if n.read_at is None]
+    response = render(request, "profiles/inbox.html", {"box": box, "unread_ids": unread_ids})
+    collab.notifications_mark_read(user=request.user, ids=unread_ids)
+    return response
+
+
+def _invitation(request: HttpRequest, pk: int) -> Invitation:
+    """The invitation, if the signed-in user is one of its two people; else 404."""
+    return get_object_or_404(collab.invitations_of(request.user), pk=pk)
+
+
+def _conversation_page(request, invitation, *, message_form=None, report_form=None,
+                       accept_form=None, status=200) -> HttpResponse:  # fmt: skip
+    user = request.user
+    other = collab.other_party(invitation, user)
+    other_author = collab.other_author(invitation, user)
+    context = {
+        "invitation": invitation,
+        "thread": invitation.messages.select_related("sender__profile__author"),
+        "i_sent": invitation.sender_id == user.pk,
+        "other_name": other_author.display_name if other_author else collab.person_name(None),
+        "other_author": other_author,
+        "blocked": collab.blocked_between(user.pk, other.pk),
+        "i_blocked": Block.objects.filter(blocker=user, blocked=other).first(),
+        "message_form": message_form or MessageForm(),
+        "report_form": report_form or ReportForm(),
+        "accept_form": accept_form or AcceptForm(),
+    }
+    response = render(request, "profiles/inbox_conversation.html", context, status=status)
+    collab.conversation_mark_read(invitation=invitation, user=user)
+    return response
+
+
+@login_required
+@ratelimit(key="user", rate=_rate(collab, "MESSAGE_RATE"), method="POST", block=True)
+def conversation(request: HttpRequest, pk: int) -> HttpResponse:
+    """One invitation and, once accepted, the conversation it became; POST writes a message."""
+    invitation = _invitation(request, pk)
+    if request.method != "POST":
+        return _conversation_page(request, invitation)
+    form = MessageForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Your message needs a correction; see below.")
+        return _conversation_page(request, invitation, message_form=form, status=400)
+    try:
+        collab.message_send(
+            invitation=invitation, user=request.user, body=form.cleaned_data["body"]
+        )
+    except CollaborationError as exc:
+        messages.error(request, str(exc))
+        return _conversation_page(request, invitation, message_form=form, status=400)
+    return redirect(f"{reverse('people:conversation', args=[pk])}#latest")
+
+
+@login_required
+@require_POST
+def invitation_accept(request: HttpRequest, pk: int) -> HttpResponse:
+    invitation = _invitation(request, pk)
+    form = AcceptForm(request.POST)
+    if not form.is_valid():
+        return _conversation_page(request, invitation, accept_form=form, status=400)
+    try:
+        collab.invitation_accept(invitation=invitation, user=request.user,
+                                 reply=form.cleaned_data["reply"])  # fmt: skip
+    except CollaborationError as exc:
+        messages.error(request, str(exc))
+        return _conversation_page(request, invitation, accept_form=form, status=400)
+    messages.success(request, "Invitation accepted: this is now a conversation.")
+    return redirect("people:conversation", pk=pk)
+
+
+@login_required
+@require_POST
+def invitation_decline(request: HttpRequest, pk: int) -> HttpResponse:
+    invitation = _invitation(request, pk)
+    try:
+        collab.invitation_decline(invitation=invitation, user=request.user)
+    except CollaborationError as exc:
+        messages.error(request, str(exc))
+        return _conversation_page(request, invitation, status=400)
+    messages.success(request, "Invitation declined. The sender is told, without any reason.")
+    return redirect("people:inbox")
+
+
+# Block and report -------------------------------------------------------------------------
+
+
+@login_required
+@require_POST
+@ratelimit(key="user", rate=_rate(collab, "BLOCK_RATE"), block=True)
+def block(request: HttpRequest, pk: int) -> HttpResponse:
+    """Block the other person of an invitation or conversation."""
+    invitation = _invitation(request, pk)
+    other = collab.other_party(invitation, request.user)
+    collab.block_create(blocker=request.user, blocked=other)
+    name = collab.person_name(other)
+    messages.success(
+        request,
+        f"You blocked {name}: neither of you can invite or write to the other. "
+        "You can undo this from your inbox.",
+    )
+    return redirect("people:conversation", pk=pk)
+
+
+@login_required
+@require_POST
+def unblock(request: HttpRequest, pk: int) -> HttpResponse:
+    if collab.block_delete(blocker=request.user, block_id=pk):
+        messages.success(request, "Unblocked.")
+    return redirect(_back(request, reverse("people:inbox")))
+
+
+@login_required
+@require_POST
+@ratelimit(key="user", rate=_rate(collab, "REPORT_RATE"), block=True)
+def report_conversation(request: HttpRequest, pk: int) -> HttpResponse:
+    """Report the other person of an invitation or conversation to staff."""
+    invitation = _invitation(request, pk)
+    form = ReportForm(request.POST)
+    if not form.is_valid():
+        return _conversation_page(request, invitation, report_form=form, status=400)
+    try:
+        collab.report_abuse(reporter=request.user, invitation=invitation,
+                            reason=form.cleaned_data["reason"])  # fmt: skip
+    except CollaborationError as exc:
+        messages.error(request, str(exc))
+        return _conversation_page(request, invitation, report_form=form, status=400)
+    messages.success(request, "Thank you: staff will look at your report.")
+    return redirect("people:conversation", pk=pk)
+
+
+@login_required
+@ratelimit(key="user", rate=_rate(collab, "REPORT_RATE"), method="POST", block=True)
+def report_work(request: HttpRequest, pk: int) -> HttpResponse:
+    """Report a work on a researcher's record that is not theirs."""
+    author = _author(pk)
+    works = (
+        Work.objects.visible().filter(authorships__author=author).order_by("title", "pk")
+    ).values_list("pk", "title")
+    form = MisattributionForm(request.POST or None, works=works,
+                              initial={"work": request.GET.get("work")})  # fmt: skip
+    status, error = 200, ""
+    if request.method == "POST":
+        status = 400
+        if form.is_valid():
+            work = get_object_or_404(Work, pk=form.cleaned_data["work"])
+            try:
+                _, created = collab.report_misattribution(
+                    reporter=request.user, author=author, work=work,
+                    reason=form.cleaned_data["reason"],
+                )  # fmt: skip
+            except CollaborationError as exc:
+                error = str(exc)
+            else:
+                messages.success(
+                    request,
+                    "Thank you: staff will check this work."
+                    if created
+                    else "You already reported this work; staff will check it.",
+                )
+                return redirect(author)
+        else:
+            error = "The report needs a correction; see below."
+    context = {"author": author, "form": form, "error": error}
+    return render(request, "profiles/report_work.html", context, status=status)
+
+
+# Notifications ----------------------------------------------------------------------------
+
+
+@login_required
+@require_GET
+def notifications(request: HttpRequest) -> HttpResponse:
+    """Every notification, newest first; those shown are marked read."""
+    queryset = Notification.objects.filter(user=request.user).select_related("author", "work")
+    page = Paginator(queryset, NOTIFICATIONS_PER_PAGE).get_page(request.GET.get("page"))
+    unread_ids = [n.pk for n in page if n.read_at is None]
+    context = {"page": page, "unread_ids": unread_ids}
+    response = render(request, "profiles/notifications.html", context)
+    collab.notifications_mark_read(user=request.user, ids=unread_ids)
+    return response
