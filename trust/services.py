@@ -6,7 +6,6 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
@@ -139,7 +138,7 @@ def trust_score_request(*, author_id: int) -> bool:
     """
     from trust import tasks
 
-    if settings.CELERY_TASK_ALWAYS_EAGER:
+    if tasks.recompute_authors.app.conf.task_always_eager:
         return False
     if not cache.add(f"trust:first-score:{author_id}", 1, timeout=FIRST_SCORE_DEBOUNCE):
         return False
