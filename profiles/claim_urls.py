@@ -13,6 +13,11 @@ urlpatterns = [
         views.work_disown,
         name="work_disown",
     ),
+    path(
+        "researchers/<int:pk>/works/<int:work_pk>/restore/",
+        views.work_restore,
+        name="work_restore",
+    ),
     path("claims/", views.claim_list, name="claim_list"),
     path("claims/<int:pk>/", views.claim_detail, name="claim_detail"),
     path("claims/<int:pk>/withdraw/", views.claim_withdraw, name="claim_withdraw"),

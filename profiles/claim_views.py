@@ -173,6 +173,7 @@ def _render_edit(request, profile: Profile, *, form=None, add_form=None, status=
         "pinned_ids": set(profile.pinned_works.values_list("pk", flat=True)),
         "max_pinned": ownership.MAX_PINNED_WORKS,
         "additions": ownership.work_additions(author=profile.author),
+        "removed": ownership.removed_works(author=profile.author),
     }
     return render(request, "profiles/profile_edit.html", context, status=status)
 
@@ -222,6 +223,16 @@ def work_disown(request: HttpRequest, pk: int, work_pk: int) -> HttpResponse:
         return f"Removed from your record: {work}. Later imports will not add it back."
 
     return _owner_work_action(request, pk, work_pk, disown)
+
+
+@login_required
+@require_POST
+def work_restore(request: HttpRequest, pk: int, work_pk: int) -> HttpResponse:
+    def restore(profile, work):
+        ownership.work_restore(profile=profile, work=work, actor=request.user)
+        return f"Back on your record: {work}."
+
+    return _owner_work_action(request, pk, work_pk, restore)
 
 
 @login_required

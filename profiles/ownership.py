@@ -178,6 +178,33 @@ def work_disown(
     return LinkConstraint.objects.get(pk=data["constraint_id"])
 
 
+def work_restore(*, profile: Profile, work: Work, actor: AbstractBaseUser) -> None:
+    """Undo "not mine": the work is linked to the record again, and kept there."""
+    author = profile.author
+    removed = LinkConstraint.objects.filter(
+        author=author, work=work, kind=LinkConstraint.Kind.CANNOT_LINK, other_author__isnull=True
+    )
+    if not removed.exists():
+        raise OwnershipError("This work was not removed from your record.")
+    with transaction.atomic():
+        data = _link(author, work, actor)
+        audit_record(
+            actor=actor, action="work_restore", target=author, data={"work_id": work.pk, **data}
+        )
+        _changed_later(author.pk)
+
+
+def removed_works(*, author: Author) -> list[Work]:
+    """Works the owner said are not theirs, newest decision first."""
+    return list(
+        Work.objects.filter(
+            link_constraints__author=author,
+            link_constraints__kind=LinkConstraint.Kind.CANNOT_LINK,
+            link_constraints__other_author__isnull=True,
+        ).order_by("-link_constraints__created_at")
+    )
+
+
 @dataclass(frozen=True)
 class WorkKey:
     """A DOI or an arXiv id the owner typed, normalised."""

@@ -317,6 +317,11 @@ def test_only_the_owner_changes_the_record(people, record, who, allowed):
     mine = Work.objects.get(openalex_id="W1")
     namesake = Work.objects.get(openalex_id="W2")
     known = WorkFactory(doi="10.5555/known")
+    owner_profile = profile_of(people["owner"])
+    pinned_before = AuthorshipFactory(author=record).work
+    ownership.work_pin(profile=owner_profile, work=pinned_before, actor=people["owner"])
+    removed_before = AuthorshipFactory(author=record).work
+    ownership.work_disown(profile=owner_profile, work=removed_before, actor=people["owner"])
     client = Client()
     client.force_login(people[who])
     expected = 302 if allowed else 403
@@ -329,9 +334,15 @@ def test_only_the_owner_changes_the_record(people, record, who, allowed):
     assert client.post(disown).status_code == expected
     add = reverse("people:work_add", args=[record.pk])
     assert client.post(add, {"identifier": "10.5555/known"}).status_code == expected
+    unpin = reverse("people:work_unpin", args=[record.pk, pinned_before.pk])
+    assert client.post(unpin).status_code == expected
+    restore = reverse("people:work_restore", args=[record.pk, removed_before.pk])
+    assert client.post(restore).status_code == expected
     profile = profile_of(people["owner"])
     assert (profile.tagline == "Changed") == allowed
-    assert profile.pinned_works.exists() == allowed
+    assert profile.pinned_works.filter(pk=mine.pk).exists() == allowed
+    assert profile.pinned_works.filter(pk=pinned_before.pk).exists() != allowed
+    assert linked(record, removed_before) == allowed
     assert linked(record, namesake) != allowed
     assert linked(record, known) == allowed
 
@@ -363,3 +374,18 @@ def test_a_record_without_an_owner_cannot_be_edited(client):
     client.force_login(person("x"))
     author = AuthorFactory()
     assert client.get(reverse("people:profile_edit", args=[author.pk])).status_code == 403
+
+
+def test_a_work_removed_by_mistake_is_put_back(record, owner, client):
+    namesake = Work.objects.get(openalex_id="W2")
+    profile = profile_of(owner)
+    ownership.work_disown(profile=profile, work=namesake, actor=owner)
+    client.force_login(owner)
+    edit = reverse("people:profile_edit", args=[record.pk])
+    assert "Removed from your record" in client.get(edit).content.decode()
+    client.post(reverse("people:work_restore", args=[record.pk, namesake.pk]))
+    assert linked(record, namesake)
+    assert LinkConstraint.objects.get(author=record, work=namesake).kind == "must_link"
+    assert "Removed from your record" not in client.get(edit).content.decode()
+    with pytest.raises(ClaimError, match="was not removed"):
+        ownership.work_restore(profile=profile, work=namesake, actor=owner)
