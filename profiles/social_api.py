@@ -61,7 +61,9 @@ AUTHOR_ID = OpenApiParameter(
 
 def _limited(view_method):
     rate = lambda group, request: following.FOLLOW_RATE  # noqa: E731 - read at request time
-    return method_decorator(ratelimit(key="user", rate=rate, block=True))(view_method)
+    return method_decorator(ratelimit(group="follow", key="user", rate=rate, block=True))(
+        view_method
+    )
 
 
 class FollowViewSet(

@@ -1,0 +1,484 @@
+"""Direct collaboration: invitations, conversations, block, report, and who may do what."""
+
+from datetime import timedelta
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+from django.utils import timezone
+
+from profiles import collaboration as collab
+from profiles.collaboration import CollaborationError
+from profiles.models import Block, Invitation, Message, Notification, Profile, Report
+from profiles.signals import report_upheld
+from publications.models import AuditEvent, Authorship, LinkConstraint
+from tests.factories import AuthorFactory
+from tests.profiles.social_people import ORCIDS, researcher, work_of
+
+pytestmark = pytest.mark.django_db
+
+TOPIC = "Compilers for scientific code"
+MESSAGE = "I read your work on compilers and would like to try it on our climate models."
+
+
+def signed_in(user) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+@pytest.fixture
+def recipient(owner):
+    """The owner of the Grace Hopper record, open to collaborate."""
+    Profile.objects.filter(user=owner).update(open_to_collaborate=True)
+    owner.refresh_from_db()
+    return owner
+
+
+@pytest.fixture
+def sender(db):
+    """Another researcher, holding their own record."""
+    return researcher("ada", "Ada Lovelace", orcid=ORCIDS[0])
+
+
+@pytest.fixture
+def invitation(sender, recipient):
+    return collab.invitation_create(
+        sender=sender, profile=recipient.profile, topic=TOPIC, message=MESSAGE
+    )
+
+
+@pytest.fixture
+def conversation(invitation, recipient):
+    return collab.invitation_accept(invitation=invitation, user=recipient, reply="Gladly!")
+
+
+def invite_url(author):
+    return reverse("people:invite", args=[author.pk])
+
+
+# Who can invite whom ---------------------------------------------------------------------
+
+
+def test_a_claimed_researcher_invites_one_who_is_open(sender, recipient, author):
+    client = signed_in(sender)
+    html = client.get(author.get_absolute_url()).content.decode()
+    assert "Send invitation" in html and 'name="topic"' in html
+    response = client.post(invite_url(author), {"topic": TOPIC, "message": MESSAGE})
+    invitation = Invitation.objects.get()
+    assert response.status_code == 302
+    assert response["Location"] == reverse("people:conversation", args=[invitation.pk])
+    assert (invitation.sender, invitation.recipient.author, invitation.status) == (
+        sender,
+        author,
+        "pending",
+    )
+    html = client.get(author.get_absolute_url()).content.decode()
+    assert "Your invitation is waiting" in html and 'name="topic"' not in html
+
+
+def test_htmx_invitation_answers_with_the_updated_panel(sender, recipient, author):
+    response = signed_in(sender).post(
+        invite_url(author), {"topic": TOPIC, "message": MESSAGE}, HTTP_HX_REQUEST="true"
+    )
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert html.strip().startswith('<section class="panel collaboration-panel"')
+    assert "Invitation sent to Grace Hopper" in html
+    assert "Your invitation is waiting" in html
+
+
+def test_an_invitation_with_bad_input_says_what_is_wrong_and_keeps_the_text(
+    sender, recipient, author
+):
+    response = signed_in(sender).post(invite_url(author), {"topic": "", "message": "Hi"})
+    html = response.content.decode()
+    assert response.status_code == 400
+    assert "This field is required" in html
+    assert "at least 20 characters" in html
+    assert "\nHi</textarea>" in html
+    assert not Invitation.objects.exists()
+
+
+def test_an_unclaimed_record_unlocks_no_invitations(sender):
+    author = AuthorFactory(display_name="Unclaimed Person")
+    client = signed_in(sender)
+    html = client.get(author.get_absolute_url()).content.decode()
+    assert "Claim this author entity first to unlock direct invitations." in html
+    response = client.post(invite_url(author), {"topic": TOPIC, "message": MESSAGE})
+    assert "Claim this author entity first" in response.content.decode()
+    assert not Invitation.objects.exists()
+
+
+def test_visitors_are_asked_to_sign_in_to_invite(client, recipient, author):
+    html = client.get(author.get_absolute_url()).content.decode()
+    assert "Sign in to invite" in html
+    assert 'name="topic"' not in html
+    response = client.post(invite_url(author), {"topic": TOPIC, "message": MESSAGE})
+    assert response.status_code == 302 and "/accounts/login/" in response["Location"]
+
+
+@pytest.mark.parametrize(
+    ("who", "reason"),
+    [
+        ("stranger", "Claim your own author record first"),
+        ("follower", "Claim your own author record first"),
+        ("staff", "Claim your own author record first"),
+        ("recipient", "This is your own record"),
+    ],
+)
+def test_who_may_not_invite(request, recipient, author, who, reason):
+    user = request.getfixturevalue(who)
+    assert reason in collab.invite_refusal(sender=user, profile=recipient.profile)
+    with pytest.raises(CollaborationError, match=reason):
+        collab.invitation_create(sender=user, profile=recipient.profile, topic=TOPIC,
+                                 message=MESSAGE)  # fmt: skip
+    response = signed_in(user).post(invite_url(author), {"topic": TOPIC, "message": MESSAGE})
+    assert response.status_code in (200, 400)
+    assert not Invitation.objects.exists()
+
+
+def test_a_researcher_who_is_not_open_cannot_be_invited(sender, owner, author):
+    html = signed_in(sender).get(author.get_absolute_url()).content.decode()
+    assert "not taking invitations" in html
+    with pytest.raises(CollaborationError, match="not taking invitations"):
+        collab.invitation_create(sender=sender, profile=owner.profile, topic=TOPIC, message=MESSAGE)
+
+
+def test_one_pending_invitation_per_pair(invitation, sender, recipient):
+    with pytest.raises(CollaborationError, match="still waiting"):
+        collab.invitation_create(sender=sender, profile=recipient.profile, topic="Another topic",
+                                 message=MESSAGE)  # fmt: skip
+
+
+def test_after_a_decline_the_sender_waits_before_asking_again(invitation, sender, recipient):
+    collab.invitation_decline(invitation=invitation, user=recipient)
+    with pytest.raises(CollaborationError, match="declined your last invitation"):
+        collab.invitation_create(sender=sender, profile=recipient.profile, topic=TOPIC,
+                                 message=MESSAGE)  # fmt: skip
+    Invitation.objects.update(responded_at=timezone.now() - timedelta(days=31))
+    assert collab.invitation_create(sender=sender, profile=recipient.profile, topic=TOPIC,
+                                    message=MESSAGE).status == "pending"  # fmt: skip
+
+
+def test_invitations_are_rate_limited_with_a_429_page(sender, author, recipient, monkeypatch):
+    monkeypatch.setattr(collab, "INVITE_RATE", "2/d")
+    client = signed_in(sender)
+    for _ in range(2):
+        client.post(invite_url(author), {"topic": "", "message": ""})
+    response = client.post(invite_url(author), {"topic": TOPIC, "message": MESSAGE})
+    assert response.status_code == 429
+    assert "Too many requests" in response.content.decode()
+    assert not Invitation.objects.exists()
+    assert client.get(invite_url(author)).status_code == 200  # reading is not limited
+
+
+# Answering and the conversation -------------------------------------------------------------
+
+
+def test_the_recipient_accepts_and_the_invitation_becomes_a_conversation(
+    invitation, recipient, sender
+):
+    client = signed_in(recipient)
+    inbox = client.get(reverse("people:inbox")).content.decode()
+    assert "Waiting for your answer" in inbox and TOPIC in inbox and "Ada Lovelace" in inbox
+    url = reverse("people:invitation_accept", args=[invitation.pk])
+    response = client.post(url, {"reply": "Yes, let us talk next week."})
+    assert response.status_code == 302
+    invitation.refresh_from_db()
+    assert invitation.status == "accepted" and invitation.responded_at is not None
+    assert Message.objects.get().body == "Yes, let us talk next week."
+    note = Notification.objects.get(user=sender)
+    assert note.kind == "invitation" and "Grace Hopper accepted" in note.text
+    page = client.get(reverse("people:conversation", args=[invitation.pk])).content.decode()
+    assert MESSAGE in page and "Yes, let us talk next week." in page
+    assert "Write to Ada Lovelace" in page
+
+
+def test_both_people_write_in_the_conversation_and_unread_messages_are_counted(
+    conversation, recipient, sender
+):
+    url = reverse("people:conversation", args=[conversation.pk])
+    sender_client, recipient_client = signed_in(sender), signed_in(recipient)
+    response = sender_client.post(url, {"body": "Great: Tuesday at ten?"})
+    assert response.status_code == 302 and response["Location"].endswith("#latest")
+    assert collab.unread_counts(recipient)["messages"] == 1
+    home = recipient_client.get(reverse("home")).content.decode()
+    assert 'class="nav-count">1<' in home
+    recipient_client.get(url)  # reading marks the message read
+    assert collab.unread_counts(recipient)["messages"] == 0
+    recipient_client.post(url, {"body": "Tuesday works."})
+    assert list(Message.objects.values_list("body", flat=True)) == [
+        "Gladly!",
+        "Great: Tuesday at ten?",
+        "Tuesday works.",
+    ]
+
+
+def test_an_empty_message_is_refused_with_the_reason(conversation, sender):
+    url = reverse("people:conversation", args=[conversation.pk])
+    response = signed_in(sender).post(url, {"body": "   "})
+    assert response.status_code == 400
+    assert "This field is required" in response.content.decode()
+    assert Message.objects.count() == 1
+
+
+def test_no_messages_before_the_invitation_is_accepted(invitation, sender):
+    with pytest.raises(CollaborationError, match="once the invitation is accepted"):
+        collab.message_send(invitation=invitation, user=sender, body="Hello?")
+    response = signed_in(sender).post(
+        reverse("people:conversation", args=[invitation.pk]), {"body": "Hello?"}
+    )
+    assert response.status_code == 400
+    assert not Message.objects.exists()
+
+
+def test_declining_tells_the_sender(invitation, recipient, sender):
+    response = signed_in(recipient).post(reverse("people:invitation_decline", args=[invitation.pk]))
+    assert response.status_code == 302
+    invitation.refresh_from_db()
+    assert invitation.status == "declined"
+    assert "declined your invitation" in Notification.objects.get(user=sender).text
+    assert collab.unread_counts(recipient)["invites"] == 0
+
+
+# Permissions: stranger, follower, owner, staff -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("who", "view", "accept", "decline", "block", "report"),
+    [
+        ("stranger", 404, 404, 404, 404, 404),
+        ("follower", 404, 404, 404, 404, 404),
+        ("staff", 404, 404, 404, 404, 404),
+        ("sender", 200, 400, 400, 302, 302),
+        ("recipient", 200, 302, 400, 302, 302),
+    ],
+)
+def test_who_may_see_and_act_on_an_invitation(
+    request, invitation, stranger, follower, staff, who, view, accept, decline, block, report
+):
+    client = signed_in(request.getfixturevalue(who))
+    args = [invitation.pk]
+    assert client.get(reverse("people:conversation", args=args)).status_code == view
+    assert client.post(reverse("people:invitation_accept", args=args)).status_code == accept
+    # After an accept by the recipient, declining is no longer possible for anyone.
+    assert client.post(reverse("people:invitation_decline", args=args)).status_code == decline
+    reason = {"reason": "Unwanted sales pitch, not research."}
+    assert client.post(reverse("people:report_conversation", args=args), reason).status_code == (
+        report
+    )
+    assert client.post(reverse("people:block", args=args)).status_code == block
+    invitation.refresh_from_db()
+    assert invitation.status == ("accepted" if who == "recipient" else "pending")
+
+
+@pytest.mark.parametrize("who", ["stranger", "follower", "staff"])
+def test_outsiders_cannot_write_in_a_conversation(request, conversation, who):
+    client = signed_in(request.getfixturevalue(who))
+    url = reverse("people:conversation", args=[conversation.pk])
+    assert client.post(url, {"body": "Let me in"}).status_code == 404
+    with pytest.raises(CollaborationError):
+        collab.message_send(invitation=conversation, user=request.getfixturevalue(who), body="x")
+    assert Message.objects.count() == 1
+
+
+def test_the_inbox_needs_sign_in(client):
+    for name in ("people:inbox", "people:notifications"):
+        response = client.get(reverse(name))
+        assert response.status_code == 302 and "/accounts/login/" in response["Location"]
+
+
+def test_collaboration_forms_need_the_csrf_token(invitation, recipient, author):
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(recipient)
+    args = [invitation.pk]
+    for url in (
+        reverse("people:invitation_accept", args=args),
+        reverse("people:invitation_decline", args=args),
+        reverse("people:conversation", args=args),
+        reverse("people:block", args=args),
+        reverse("people:report_conversation", args=args),
+        reverse("people:report_work", args=[author.pk]),
+        invite_url(author),
+    ):
+        assert client.post(url, {"body": "x", "reason": "y" * 20}).status_code == 403, url
+    invitation.refresh_from_db()
+    assert invitation.status == "pending"
+    assert not Block.objects.exists() and not Report.objects.exists()
+
+
+# Block and report ------------------------------------------------------------------------------
+
+
+def test_blocking_stops_invitations_and_messages_both_ways(conversation, recipient, sender):
+    signed_in(recipient).post(reverse("people:block", args=[conversation.pk]))
+    assert Block.objects.filter(blocker=recipient, blocked=sender).exists()
+    with pytest.raises(CollaborationError, match="blocked"):
+        collab.message_send(invitation=conversation, user=sender, body="Still there?")
+    with pytest.raises(CollaborationError, match="cannot send invitations"):
+        collab.invitation_create(sender=sender, profile=recipient.profile, topic=TOPIC,
+                                 message=MESSAGE)  # fmt: skip
+    page = signed_in(sender).get(recipient.profile.author.get_absolute_url()).content.decode()
+    assert "You cannot send invitations to this researcher." in page
+    conversation_page = signed_in(sender).get(
+        reverse("people:conversation", args=[conversation.pk])
+    )
+    assert "This conversation is closed" in conversation_page.content.decode()
+
+
+def test_blocking_declines_the_blocked_persons_pending_invitation(invitation, recipient, sender):
+    collab.block_create(blocker=recipient, blocked=sender)
+    invitation.refresh_from_db()
+    assert invitation.status == "declined"
+
+
+def test_unblocking_from_the_inbox(conversation, recipient, sender):
+    block = collab.block_create(blocker=recipient, blocked=sender)
+    client = signed_in(recipient)
+    assert "People you blocked" in client.get(reverse("people:inbox")).content.decode()
+    signed_in(sender).post(reverse("people:unblock", args=[block.pk]))  # not theirs to remove
+    assert Block.objects.exists()
+    client.post(reverse("people:unblock", args=[block.pk]))
+    assert not Block.objects.exists()
+    collab.message_send(invitation=conversation, user=sender, body="Back again")
+
+
+def test_reporting_a_conversation_reaches_staff(conversation, recipient, sender):
+    response = signed_in(recipient).post(
+        reverse("people:report_conversation", args=[conversation.pk]),
+        {"reason": "The messages turned into advertising."},
+    )
+    assert response.status_code == 302
+    report = Report.objects.get()
+    assert (report.kind, report.reporter, report.reported_user, report.invitation) == (
+        "abuse",
+        recipient,
+        sender,
+        conversation,
+    )
+
+
+def test_a_report_needs_a_reason(conversation, recipient):
+    response = signed_in(recipient).post(
+        reverse("people:report_conversation", args=[conversation.pk]), {"reason": "bad"}
+    )
+    assert response.status_code == 400
+    assert "at least 10 characters" in response.content.decode()
+    assert not Report.objects.exists()
+
+
+def test_any_member_reports_a_misattributed_work(author, stranger):
+    work = work_of(author, title="A namesake's paper on dunes")
+    client = signed_in(stranger)
+    url = reverse("people:report_work", args=[author.pk])
+    page = client.get(url, {"work": work.pk}).content.decode()
+    assert "A namesake&#x27;s paper on dunes" in page and "selected" in page
+    reason = {"work": work.pk, "reason": "Written by a geographer of the same name."}
+    response = client.post(url, reason)
+    assert response.status_code == 302 and response["Location"] == author.get_absolute_url()
+    client.post(url, reason)  # the same report again is not duplicated
+    report = Report.objects.get()
+    assert (report.kind, report.author, report.work) == ("misattribution", author, work)
+
+
+def test_a_misattribution_report_must_name_a_work_of_the_record(author, stranger):
+    other = work_of(AuthorFactory(), title="Someone else's work")
+    response = signed_in(stranger).post(
+        reverse("people:report_work", args=[author.pk]),
+        {"work": other.pk, "reason": "Not theirs, clearly."},
+    )
+    assert response.status_code == 400
+    assert "Select a valid choice" in response.content.decode()
+    assert not Report.objects.exists()
+
+
+def test_reports_are_rate_limited(author, stranger, monkeypatch):
+    monkeypatch.setattr(collab, "REPORT_RATE", "1/d")
+    work = work_of(author, title="Dunes")
+    client = signed_in(stranger)
+    url = reverse("people:report_work", args=[author.pk])
+    client.post(url, {"work": work.pk, "reason": "Someone else's paper."})
+    assert client.post(url, {"work": work.pk, "reason": "Again."}).status_code == 429
+
+
+# Staff decide reports in the admin -----------------------------------------------------------
+
+
+def _admin_action(client, action: str, report: Report):
+    return client.post(
+        reverse("admin:profiles_report_changelist"),
+        {"action": action, "_selected_action": [report.pk]},
+        follow=True,
+    )
+
+
+def test_staff_uphold_a_misattribution_the_work_leaves_the_record_for_good(
+    author, stranger, staff, django_capture_on_commit_callbacks
+):
+    work = work_of(author, title="A namesake's paper on dunes")
+    report, _ = collab.report_misattribution(
+        reporter=stranger, author=author, work=work, reason="Written by a geographer."
+    )
+    heard = []
+
+    def listener(sender, author_id, **kwargs):
+        heard.append(author_id)
+
+    report_upheld.connect(listener)
+    try:
+        with django_capture_on_commit_callbacks(execute=True):
+            response = _admin_action(signed_in(staff), "uphold", report)
+    finally:
+        report_upheld.disconnect(listener)
+    assert "1 report upheld" in response.content.decode()
+    report.refresh_from_db()
+    assert (report.status, report.handled_by) == ("upheld", staff)
+    assert heard == [author.pk]
+    assert not Authorship.objects.filter(author=author, work=work).exists()
+    rule = LinkConstraint.objects.get(author=author, work=work)
+    assert (rule.kind, rule.source) == ("cannot_link", "staff")
+    assert AuditEvent.objects.filter(action="report_uphold").exists()
+
+
+def test_staff_dismiss_a_report_and_nothing_changes(author, stranger, staff):
+    work = work_of(author, title="Really theirs")
+    report, _ = collab.report_misattribution(
+        reporter=stranger, author=author, work=work, reason="I think this is not theirs."
+    )
+    response = _admin_action(signed_in(staff), "dismiss", report)
+    assert "1 report dismissed" in response.content.decode()
+    report.refresh_from_db()
+    assert report.status == "dismissed"
+    assert Authorship.objects.filter(author=author, work=work).exists()
+    second = _admin_action(signed_in(staff), "uphold", report)
+    assert "already dismissed" in second.content.decode()
+
+
+def test_reports_list_in_the_admin_for_staff_only(author, stranger, staff, recipient):
+    work = work_of(author, title="Dunes")
+    collab.report_misattribution(reporter=stranger, author=author, work=work,
+                                 reason="Someone else's paper.")  # fmt: skip
+    url = reverse("admin:profiles_report_changelist")
+    assert signed_in(staff).get(url).status_code == 200
+    for user in (stranger, recipient):
+        response = signed_in(user).get(url)
+        assert response.status_code == 302 and "/admin/login/" in response["Location"]
+
+
+# Privacy -------------------------------------------------------------------------------------
+
+
+def test_no_collaboration_page_shows_a_private_email(conversation, recipient, sender, author):
+    for user in (recipient, sender):
+        client = signed_in(user)
+        for url in (
+            reverse("people:inbox"),
+            reverse("people:conversation", args=[conversation.pk]),
+            reverse("people:notifications"),
+            author.get_absolute_url(),
+            sender.profile.author.get_absolute_url(),
+        ):
+            html = client.get(url).content.decode()
+            assert "private@example.net" not in html, url
+            assert "@example.org" not in html, url
