@@ -42,7 +42,7 @@ def sparkline(history: list[tuple[int, datetime]]) -> Sparkline | None:
         text = f"One computation so far: {last[0]} on {last[1]:%b %-d, %Y}."
     else:
         text = (
-            f"{count} changes: from {first[0]} on {first[1]:%b %-d, %Y} "
+            f"{count} recorded scores, from {first[0]} on {first[1]:%b %-d, %Y} "
             f"to {last[0]} on {last[1]:%b %-d, %Y}."
         )
     return Sparkline(

@@ -75,7 +75,7 @@ def test_snapshot_history_draws_a_line_once_the_score_changed():
     services.trust_scores_recompute(author_ids=[author.pk], reason="claim changed")
     html = render_snapshot(Author.objects.get(pk=author.pk))
     assert "<polyline" in html
-    assert "2 changes: from" in text(html)
+    assert "2 recorded scores, from" in text(html)
     assert "Verification L4" in text(html)
     assert "Claimed, reviewed by staff" in text(html)
 
