@@ -47,9 +47,14 @@ class ClaimAdmin(CurationAdmin):
         context = {}
         if claim is not None:
             waiting = claim.status in (models.Claim.Status.PENDING, models.Claim.Status.DISPUTED)
+            review = claim_review(claim)
+            holder = next((c for c in review.competing if c.status == "approved"), None)
             context = {
-                "review": claim_review(claim),
-                "can_approve": waiting and self.has_change_permission(request, claim),
+                "review": review,
+                "holder": holder if waiting else None,
+                "can_approve": waiting
+                and holder is None
+                and self.has_change_permission(request, claim),
                 "can_reject": claim.status in claims.ACTIVE
                 and self.has_change_permission(request, claim),
                 "approve_form": ApproveClaimForm(),

@@ -469,6 +469,8 @@ def test_staff_review_shows_claim_record_and_claimant_side_by_side(author, owner
     assert "rival@uni.example.edu (confirmed)" in page
     assert "Other claims on this record" in page and "grace.private@example.net" in page
     assert "claim_create" in page  # the claimant's latest steps
+    assert "grace.private@example.net holds this record" in page
+    assert "Approve claim" not in page and "Reject claim" in page
     response = client.post(reverse("admin:profiles_claim_approve", args=[claim.pk]), follow=True)
     assert "reject that claim first" in response.content.decode()  # the holder still holds
 
