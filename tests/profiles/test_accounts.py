@@ -244,3 +244,16 @@ def test_signing_up_with_orcid_asks_for_an_email_and_keeps_the_orcid(client, orc
 def test_without_orcid_set_up_the_pages_offer_no_orcid_button(client):
     page = client.get(reverse("account_login")).content.decode()
     assert "with ORCID" not in page
+
+
+def test_account_settings_pages_render_in_the_site_layout(client, orcid_app):
+    user = person("ada", email="ada@example.org")
+    client.force_login(user)
+    emails = client.get(reverse("account_email")).content.decode()
+    assert "Only you see these" in emails and "ada@example.org" in emails
+    assert reverse("people:api_token") in emails and reverse("people:claim_list") in emails
+    connections = client.get(reverse("socialaccount_connections")).content.decode()
+    assert "No ORCID iD is connected to your account." in connections
+    assert "Connect an ORCID iD" in connections
+    password = client.get(reverse("account_change_password")).content.decode()
+    assert "Change your password" in password and "Skip to content" in password

@@ -496,3 +496,20 @@ def test_rejecting_without_a_reason_in_the_admin_changes_nothing(author, staff, 
     assert "Give the reason" in response.content.decode()
     claim.refresh_from_db()
     assert claim.status == "pending"
+
+
+def test_no_page_shows_the_claimants_private_email(author, owner, stranger, client):
+    rival = person("rival", email="rival.private@example.net")
+    claim = claims.claim_create(user=rival, author=author, method="evidence", evidence=EVIDENCE)
+    pages = [author.get_absolute_url(), reverse("people:claim", args=[author.pk])]
+    for viewer in [None, stranger, rival, owner]:
+        client.logout()
+        if viewer:
+            client.force_login(viewer)
+        for url in pages:
+            html = client.get(url).content.decode()
+            assert "grace.private@example.net" not in html, (viewer, url)
+            if viewer != rival:
+                assert "rival.private@example.net" not in html, (viewer, url)
+    client.force_login(owner)
+    assert client.get(reverse("people:claim_detail", args=[claim.pk])).status_code == 404
