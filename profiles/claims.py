@@ -198,6 +198,7 @@ def claim_verification(claim: Claim) -> str:
 
 
 def clean_links(links) -> list[str]:
+    """Evidence links: http(s) addresses, blanks and repeats dropped, at most five."""
     cleaned = []
     validate = URLValidator(schemes=["http", "https"])
     for link in links or []:
