@@ -21,9 +21,13 @@ class ProfileAdmin(admin.ModelAdmin):
 
 @admin.register(models.Claim)
 class ClaimAdmin(CurationAdmin):
-    """Staff review claims: the evidence, the record and the claimant side by side."""
+    """Staff review claims: the evidence, the record and the claimant side by side.
 
-    list_display = ["author", "user", "method", "status", "created_at", "decided_at", "reviewer"]
+    Claims are decided (approved or rejected), never deleted: the audit trail refers to them.
+    """
+
+    list_display = ["author", "claimant", "method", "status", "created_at", "reviewer"]
+    actions = None
     list_filter = ["status", "method"]
     search_fields = ["author__display_name", "user__email", "evidence"]
     list_select_related = ["author", "user", "reviewer"]
@@ -32,6 +36,13 @@ class ClaimAdmin(CurationAdmin):
         ("<int:object_id>/approve/", "approve_view", True),
         ("<int:object_id>/reject/", "reject_view", True),
     ]
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    @admin.display(description="claimant", ordering="user__email")
+    def claimant(self, claim):
+        return claim.user.email or claim.user.get_username()
 
     def get_ordering(self, request):
         waiting = Case(
