@@ -15,10 +15,11 @@ from dataclasses import dataclass
 
 from publications.identifiers import normalize_name, surname
 from publications.ingest.entities import institution_key
+from publications.ingest.rows import build, insert_objects
 from publications.models import Author, Authorship, MergeCandidate
 from publications.records import AuthorRef, WorkRecord
 
-AUTHOR_COLUMNS = ["id", "display_name", "normalized_name", "openalex_id", "orcid", "merged_into"]
+KNOWN_COLUMNS = ["id", "openalex_id", "orcid", "merged_into"]
 CONFIDENCE_ID = 1.0
 CONFIDENCE_POSITION = 0.9
 CONFIDENCE_SHARED_EVIDENCE = 0.75
@@ -26,8 +27,18 @@ CONFIDENCE_NEW_NAME = 0.6
 
 
 @dataclass(slots=True)
+class Known:
+    """An author found by OpenAlex id or ORCID: only what resolving needs, not a model row."""
+
+    pk: int
+    openalex_id: str | None
+    orcid: str | None
+    merged_into_id: int | None
+
+
+@dataclass(slots=True)
 class Resolved:
-    author: Author
+    author: Author | Known
     confidence: float
 
 
@@ -51,11 +62,15 @@ class Constraints:
         return (author_id, work_id) in self.cannot
 
 
-def _follow_merges(authors: dict[str, Author]) -> dict[str, Author]:
+def _known(rows) -> list[Known]:
+    return [Known(*row) for row in rows.values_list(*KNOWN_COLUMNS)]
+
+
+def _follow_merges(authors: dict[str, Known]) -> dict[str, Known]:
     target_ids = {a.merged_into_id for a in authors.values() if a.merged_into_id}
     if not target_ids:
         return authors
-    targets = Author.objects.in_bulk(target_ids)
+    targets = {a.pk: a for a in _known(Author.objects.filter(pk__in=target_ids))}
     return {
         k: targets.get(a.merged_into_id, a) if a.merged_into_id else a for k, a in authors.items()
     }
@@ -66,12 +81,13 @@ def _new_author(ref: AuthorRef, institutions: dict | None = None) -> Author:
     known = [
         institutions[k] for k in map(institution_key, ref.institutions) if k in (institutions or {})
     ]
-    return Author(
+    return build(
+        Author,
         display_name=name[:300],
         normalized_name=normalize_name(name)[:300],
         openalex_id=ref.openalex_id,
         orcid=ref.orcid,
-        last_known_institution=known[0] if known else None,
+        last_known_institution_id=known[0].pk if known else None,
     )
 
 
@@ -104,7 +120,7 @@ class AuthorResolver:
 
     # Authors with ids ---------------------------------------------------------
 
-    def _resolve_identified(self, items: list[Item]) -> dict[str, Author]:
+    def _resolve_identified(self, items: list[Item]) -> dict[str, Known]:
         refs = [r for item in items for r in item.record.authors if r.openalex_id or r.orcid]
         if not refs:
             return {}
@@ -115,26 +131,26 @@ class AuthorResolver:
                 missing[ref.openalex_id or f"orcid:{ref.orcid}"] = ref
         if missing:
             fresh = [_new_author(r, self.institutions) for r in missing.values()]
-            Author.objects.bulk_create(fresh, ignore_conflicts=True)
+            insert_objects(fresh, ignore_conflicts=True)
             # Read back only what was missing (another worker may have created some first).
             found.update(self._read_identified(list(missing.values())))
         self._fill_blanks(found, refs)
         return found
 
     @staticmethod
-    def _lookup(found: dict[str, Author], ref: AuthorRef) -> Author | None:
+    def _lookup(found: dict[str, Known], ref: AuthorRef) -> Known | None:
         return found.get(ref.openalex_id or "") or found.get(f"orcid:{ref.orcid}")
 
     @staticmethod
-    def _read_identified(refs: list[AuthorRef]) -> dict[str, Author]:
+    def _read_identified(refs: list[AuthorRef]) -> dict[str, Known]:
         openalex_ids = {r.openalex_id for r in refs if r.openalex_id}
         orcids = {r.orcid for r in refs if r.orcid}
-        found: dict[str, Author] = {}
+        found: dict[str, Known] = {}
         if openalex_ids:
-            for author in Author.objects.filter(openalex_id__in=openalex_ids).only(*AUTHOR_COLUMNS):
+            for author in _known(Author.objects.filter(openalex_id__in=openalex_ids)):
                 found[author.openalex_id] = author
         if orcids:
-            for author in Author.objects.filter(orcid__in=orcids).only(*AUTHOR_COLUMNS):
+            for author in _known(Author.objects.filter(orcid__in=orcids)):
                 found[f"orcid:{author.orcid}"] = author
         # An id we have never seen may still belong to a known person through the ORCID.
         for ref in refs:
@@ -143,7 +159,7 @@ class AuthorResolver:
         return _follow_merges(found)
 
     @staticmethod
-    def _fill_blanks(found: dict[str, Author], refs: list[AuthorRef]) -> None:
+    def _fill_blanks(found: dict[str, Known], refs: list[AuthorRef]) -> None:
         taken = {a.orcid for a in found.values() if a.orcid}
         changed = {}
         for ref in refs:
@@ -153,7 +169,8 @@ class AuthorResolver:
                 taken.add(ref.orcid)
                 changed[author.pk] = author
         if changed:
-            Author.objects.bulk_update(list(changed.values()), ["orcid"])
+            rows = [Author(pk=a.pk, orcid=a.orcid) for a in changed.values()]
+            Author.objects.bulk_update(rows, ["orcid"])
 
     # Bare names ---------------------------------------------------------------
 

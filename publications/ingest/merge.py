@@ -10,6 +10,7 @@ which source set each field, so pages can say where a fact came from.
 from __future__ import annotations
 
 from publications.identifiers import normalize_title, surname
+from publications.ingest.rows import build
 from publications.models import Work
 from publications.records import WorkRecord
 
@@ -107,7 +108,7 @@ def apply_venue(work: Work, venue_id: int | None, source: str) -> bool:
 
 
 def new_work(record: WorkRecord) -> Work:
-    work = Work(provenance={})
+    work = build(Work, provenance={})
     apply_record(work, record)
     return work
 

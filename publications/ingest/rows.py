@@ -1,28 +1,38 @@
-"""Inserting many plain rows fast.
+"""Writing many rows fast.
 
 Building a model instance per authorship or topic link and compiling an INSERT
-for it costs more than the database work itself. Rows that need no id back go
-in as tuples: through COPY on PostgreSQL, ``executemany`` elsewhere.
+for it costs more than the database work itself. On PostgreSQL rows go in
+through COPY; new rows that need ids get them from the table's sequence first,
+in one query, so nothing has to be read back; rows that may already exist go
+in as one ``INSERT … SELECT FROM unnest(arrays) ON CONFLICT DO NOTHING``.
+Other databases use ``bulk_create`` and ``executemany``.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from functools import cache
 
+import orjson
 from django.db import connection, models
+from django.utils import timezone
 
 
-def _columns(model: type[models.Model], fields: Sequence[str]) -> list[str]:
-    return [model._meta.get_field(name).column for name in fields]
+def _dumps(value) -> bytes:
+    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
 
 
-def _json_fields(model, fields) -> set[int]:
-    return {
-        i
-        for i, name in enumerate(fields)
-        if isinstance(model._meta.get_field(name), models.JSONField)
-    }
+def on_postgresql() -> bool:
+    return connection.vendor == "postgresql"
+
+
+def _fields(model: type[models.Model], names: Sequence[str]) -> list[models.Field]:
+    return [model._meta.get_field(name) for name in names]
+
+
+def _json_at(fields: list[models.Field]) -> set[int]:
+    return {i for i, f in enumerate(fields) if isinstance(f, models.JSONField)}
 
 
 def insert_rows(
@@ -34,13 +44,79 @@ def insert_rows(
     """
     if not rows:
         return
-    columns = _columns(model, fields)
+    resolved = _fields(model, fields)
+    columns = [f.column for f in resolved]
     table = model._meta.db_table
-    json_at = _json_fields(model, fields)
-    if connection.vendor == "postgresql" and not ignore_conflicts:
-        _copy(table, columns, rows, json_at)
+    if on_postgresql():
+        if ignore_conflicts:
+            _insert_unnest(table, resolved, rows)
+        else:
+            _copy(table, columns, rows, _json_at(resolved))
     else:
-        _executemany(table, columns, rows, json_at, ignore_conflicts)
+        _executemany(table, columns, rows, _json_at(resolved), ignore_conflicts)
+
+
+@cache
+def _defaults(model: type[models.Model]) -> list[tuple[str, object]]:
+    return [(f.attname, f.get_default) for f in model._meta.concrete_fields]
+
+
+def build(model: type[models.Model], **values):
+    """A new, unsaved instance, as ``model(**values)`` but without its per-keyword cost.
+
+    Positional arguments take Django's quick path; unnamed fields get their defaults.
+    """
+    args = [values.pop(name) if name in values else make() for name, make in _defaults(model)]
+    if values:
+        raise TypeError(f"{model.__name__} has no field {', '.join(values)}")
+    return model(*args)
+
+
+def allocate_ids(model: type[models.Model], count: int) -> list[int]:
+    """``count`` fresh primary keys from the table's own sequence (PostgreSQL)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT nextval(pg_get_serial_sequence(%s, %s)) FROM generate_series(1, %s)",
+            [model._meta.db_table, model._meta.pk.column, count],
+        )
+        return [row[0] for row in cursor.fetchall()]
+
+
+def insert_objects(objs: list[models.Model], *, ignore_conflicts: bool = False) -> None:
+    """Insert new model instances of one model, as ``bulk_create`` does.
+
+    ``auto_now`` fields are set and no ``save()`` signals are sent. On PostgreSQL
+    the ids come from the sequence and the rows go in through COPY; with
+    ``ignore_conflicts`` rows that would break a unique constraint are skipped and,
+    as with ``bulk_create``, no instance gets its id.
+    """
+    if not objs:
+        return
+    model = type(objs[0])
+    if not on_postgresql():
+        model.objects.bulk_create(objs, ignore_conflicts=ignore_conflicts)
+        return
+    fields = [f for f in model._meta.concrete_fields if not (ignore_conflicts and f.primary_key)]
+    now = timezone.now()
+    stamped = [
+        f.attname
+        for f in fields
+        if isinstance(f, models.DateField) and (f.auto_now or f.auto_now_add)
+    ]
+    for obj in objs:
+        for name in stamped:
+            setattr(obj, name, now)
+    if not ignore_conflicts:
+        for obj, pk in zip(objs, allocate_ids(model, len(objs)), strict=True):
+            obj.pk = pk
+            obj._state.adding = False
+            obj._state.db = connection.alias
+    names = [f.attname for f in fields]
+    rows = [tuple([getattr(obj, name) for name in names]) for obj in objs]
+    if ignore_conflicts:
+        _insert_unnest(model._meta.db_table, fields, rows)
+    else:
+        _copy(model._meta.db_table, [f.column for f in fields], rows, _json_at(fields))
 
 
 def _copy(table: str, columns: list[str], rows: list[tuple], json_at: set[int]) -> None:
@@ -51,11 +127,52 @@ def _copy(table: str, columns: list[str], rows: list[tuple], json_at: set[int]) 
         sql.Identifier(table), sql.SQL(", ").join(map(sql.Identifier, columns))
     )
     connection.ensure_connection()
-    with connection.connection.cursor() as cursor, cursor.copy(statement) as copy:
+    with (
+        connection.wrap_database_errors,
+        connection.connection.cursor() as cursor,
+        cursor.copy(statement) as copy,
+    ):
+        if not json_at:
+            for row in rows:
+                copy.write_row(row)
+            return
         for row in rows:
-            if json_at:
-                row = tuple(Jsonb(v) if i in json_at else v for i, v in enumerate(row))
+            row = list(row)
+            for i in json_at:
+                if row[i] is not None:
+                    row[i] = Jsonb(row[i], dumps=_dumps)
             copy.write_row(row)
+
+
+def _array_type(field: models.Field) -> str:
+    if field.is_relation:
+        return field.target_field.rel_db_type(connection)
+    if isinstance(field, models.JSONField):
+        return "jsonb"
+    return field.cast_db_type(connection)
+
+
+def _insert_unnest(table: str, fields: list[models.Field], rows: list[tuple]) -> None:
+    """One INSERT for all rows: each column travels as one array; conflicting rows are skipped."""
+    import psycopg
+    from psycopg import sql
+
+    json_at = _json_at(fields)
+    columns = [list(column) for column in zip(*rows, strict=True)]
+    for i in json_at:
+        columns[i] = [None if v is None else _dumps(v).decode() for v in columns[i]]
+    statement = sql.SQL(
+        "INSERT INTO {table} ({columns}) SELECT * FROM unnest({arrays}) ON CONFLICT DO NOTHING"
+    ).format(
+        table=sql.Identifier(table),
+        columns=sql.SQL(", ").join(sql.Identifier(f.column) for f in fields),
+        arrays=sql.SQL(", ").join(
+            sql.SQL("%s::{}[]").format(sql.SQL(_array_type(f))) for f in fields
+        ),
+    )
+    connection.ensure_connection()
+    with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
+        cursor.execute(statement, columns)
 
 
 def _executemany(table, columns, rows, json_at: set[int], ignore_conflicts: bool = False) -> None:

@@ -18,7 +18,7 @@ from publications.ingest import entities
 from publications.ingest.authors import AuthorResolver, Constraints, Item, Resolved
 from publications.ingest.hashing import content_hash
 from publications.ingest.merge import UPDATE_FIELDS, apply_record, apply_venue, new_work
-from publications.ingest.rows import insert_rows
+from publications.ingest.rows import build, insert_objects, insert_rows
 from publications.models import (
     Author,
     AuthorInstitution,
@@ -207,14 +207,14 @@ class WorkBatch:
             return
         try:
             with transaction.atomic():
-                Work.objects.bulk_create(fresh)
+                insert_objects(fresh)
         except IntegrityError:
             # Another worker created one of these works meanwhile: find them again.
             for item in pending:
                 item.work, item.is_new = None, False
             self._find_works(pending)
             fresh = list({id(p.work): p.work for p in pending if p.is_new}.values())
-            Work.objects.bulk_create(fresh)
+            insert_objects(fresh)
         self.result.created += len(fresh)
         for work in fresh:
             self.result.work_ids.add(work.pk)
@@ -240,12 +240,14 @@ class WorkBatch:
     # Authorships ---------------------------------------------------------------
 
     def _write_authorships(self, pending: list[Pending]) -> None:
-        work_ids = {p.work.pk for p in pending}
+        # A work created by this batch has no authorships or link decisions yet.
+        known_ids = {p.work.pk for p in pending if not p.is_new}
         existing = defaultdict(list)
-        rows = Authorship.objects.filter(work_id__in=work_ids).select_related("author")
-        for authorship in rows:
-            existing[authorship.work_id].append(authorship)
-        constraints = _load_constraints(work_ids)
+        if known_ids:
+            rows = Authorship.objects.filter(work_id__in=known_ids).select_related("author")
+            for authorship in rows:
+                existing[authorship.work_id].append(authorship)
+        constraints = _load_constraints(known_ids)
         institutions = entities.upsert_institutions(
             i for p in pending for a in p.record.authors for i in a.institutions
         )
@@ -279,13 +281,16 @@ class WorkBatch:
                         is_primary=ref.is_primary,
                         source=item.record.source,
                     )
+        known = {p.work.pk for p in pending if not p.is_new}
         for source, ids in by_source.items():
-            WorkTopic.objects.filter(work_id__in=ids, source=source).delete()
+            if ids & known:
+                WorkTopic.objects.filter(work_id__in=ids & known, source=source).delete()
         # Another source may already link a work to the same topic: keep that row.
+        linked = {w for w, _ in rows} & known
         kept = set(
-            WorkTopic.objects.filter(work_id__in={w for w, _ in rows}).values_list(
-                "work_id", "topic_id"
-            )
+            WorkTopic.objects.filter(work_id__in=linked).values_list("work_id", "topic_id")
+            if linked
+            else ()
         )
         insert_rows(
             WorkTopic,
@@ -302,7 +307,9 @@ class WorkBatch:
         if not with_grants:
             return
         funders = entities.upsert_funders(g for p in with_grants for g in p.record.grants)
-        Grant.objects.filter(work_id__in={p.work.pk for p in with_grants}).delete()
+        known = {p.work.pk for p in with_grants if not p.is_new}
+        if known:
+            Grant.objects.filter(work_id__in=known).delete()
         rows = {}
         for item in with_grants:
             for ref in item.record.grants:
@@ -390,7 +397,9 @@ class _AuthorshipWriter:
             keep.add(author_id)
             authorship = current.get(author_id)
             if authorship is None:
-                authorship = Authorship(work_id=item.work_id, author_id=author_id, source=source)
+                authorship = build(
+                    Authorship, work_id=item.work_id, author_id=author_id, source=source
+                )
                 self.create.append(authorship)
             elif authorship.source == source:
                 self.update.append(authorship)
@@ -435,10 +444,12 @@ class _AuthorshipWriter:
         return self.author_ids
 
     def _insert_new(self) -> None:
-        """Insert new authorships as plain rows, then read their ids back in one query."""
+        """Insert new authorships with their ids (read back where the database cannot say)."""
         if not self.create:
             return
-        insert_rows(Authorship, AUTHORSHIP_FIELDS, [_authorship_row(a) for a in self.create])
+        insert_objects(self.create)
+        if all(a.pk for a in self.create):
+            return
         work_ids = {a.work_id for a in self.create}
         ids = {
             (work_id, author_id): pk
@@ -475,19 +486,6 @@ class _AuthorshipWriter:
             Author.objects.bulk_update(changed, ["last_known_institution"])
 
 
-AUTHORSHIP_FIELDS = [
-    "work", "author", "position", "raw_name", "raw_affiliation", "is_corresponding", "source",
-    "confidence",
-]  # fmt: skip
-
-
-def _authorship_row(a: Authorship) -> tuple:
-    return (
-        a.work_id, a.author_id, a.position, a.raw_name, a.raw_affiliation, a.is_corresponding,
-        a.source, a.confidence,
-    )  # fmt: skip
-
-
 def _follow_work_merges(works: list[Work]) -> list[tuple[Work, Work]]:
     target_ids = {w.merged_into_id for w in works if w.merged_into_id}
     targets = Work.objects.in_bulk(target_ids) if target_ids else {}
@@ -495,6 +493,8 @@ def _follow_work_merges(works: list[Work]) -> list[tuple[Work, Work]]:
 
 
 def _load_constraints(work_ids: set[int]) -> Constraints:
+    if not work_ids:
+        return Constraints(set(), defaultdict(set))
     rows = LinkConstraint.objects.filter(work_id__in=work_ids, author__isnull=False).values_list(
         "kind", "author_id", "work_id"
     )
