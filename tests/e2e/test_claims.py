@@ -201,6 +201,16 @@ def test_claim_with_evidence_is_approved_by_staff_and_a_rival_claim_is_disputed(
     expect(staff.locator(".curation-note")).to_contain_text("Disputed")
     expect(staff.locator("#claim-holder")).to_contain_text("gennady@example.org holds this record")
     screenshot_of(staff, "claims-17-admin-dispute")
+
+    # The rival thinks better of it and withdraws; the holder is untouched.
+    claim_panel(rival).get_by_role("link", name="See your claim").click()
+    rival.get_by_text("Withdraw this claim").click()
+    screenshot_of(rival, "claims-18-withdraw-confirm-phone")
+    rival.get_by_role("button", name="Yes, withdraw my claim").click()
+    expect(rival.locator("#claim-status")).to_contain_text("Withdrawn")
+    screenshot_of(rival, "claims-19-withdrawn-phone")
+    statuses = dict(Claim.objects.values_list("user__email", "status"))
+    assert statuses == {"gennady@example.org": "approved", "rival@example.org": "withdrawn"}
     staff_context.close()
     rival_context.close()
 
