@@ -81,10 +81,10 @@ def _absolute(request, components: list[dict]) -> list[dict]:
 def _body(author_id: int, stored: TrustScore | None, fresh: scoring.Result | None) -> dict:
     if stored is not None:
         score, tier, level = stored.score, stored.tier, stored.level
-        claim, components, at = stored.claim_status, stored.components, stored.computed_at
+        claim, stored_components, at = stored.claim_status, stored.components, stored.computed_at
     else:
         score, tier, level = fresh.score, fresh.tier, fresh.level
-        claim, components, at = fresh.claim_status, fresh.components_json(), None
+        claim, stored_components, at = fresh.claim_status, fresh.components_json(), None
     return {
         "author": author_id,
         "score": score,
@@ -95,7 +95,7 @@ def _body(author_id: int, stored: TrustScore | None, fresh: scoring.Result | Non
         "claim_status": claim,
         "computed_at": at,
         "stored": stored is not None,
-        "components": components,
+        "components": scoring.expand_components(stored_components),
     }
 
 

@@ -38,6 +38,9 @@ class TrustScore(models.Model):
         max_length=40, blank=True, help_text='In short words, as "Unclaimed author".'
     )
     components = models.JSONField(default=list)
+    # A digest of everything shown (score, tier, level, claim status, components): a
+    # recomputation that finds the same digest only touches computed_at.
+    digest = models.CharField(max_length=32, blank=True, editable=False)
     computed_at = models.DateTimeField()
 
     class Meta:

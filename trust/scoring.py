@@ -32,7 +32,7 @@ and ``tier_for``.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 # Kept in step with trust.models.Tier and trust.models.Level, which store these values;
 # this module imports no Django model so it stays pure.
@@ -210,7 +210,48 @@ class Result:
         return tier_label(self.tier)
 
     def components_json(self) -> list[dict]:
-        return [asdict(group) for group in self.components]
+        """The components as stored: keys, points, evidence and links only.
+
+        Labels, maxima and floors come from the weights table when they are shown
+        (``expand_components``); rows stay small, which keeps writing 100,000 of them
+        quick. Use it rather than dataclasses.asdict, which is ten times slower here.
+        """
+        return [
+            {"key": g.key, "points": g.points, "items": [_item_json(i) for i in g.items]}
+            for g in self.components
+        ]
+
+
+def _item_json(item: Item) -> dict:
+    data = {"key": item.key, "points": item.points, "evidence": item.evidence}
+    if item.links:
+        data["links"] = [{"label": link.label, "url": link.url} for link in item.links]
+    return data
+
+
+COMPONENTS_BY_KEY = {c.key: c for c in COMPONENTS}
+
+
+def expand_components(stored: list[dict]) -> list[dict]:
+    """Stored components with each group's and item's label, maximum and floor added."""
+    groups = []
+    for group in stored or []:
+        component = COMPONENTS_BY_KEY.get(group["key"])
+        items = []
+        for item in group.get("items", []):
+            weight = WEIGHTS.get(item["key"])
+            items.append({
+                "key": item["key"], "label": weight.label if weight else item["key"],
+                "points": item["points"], "maximum": weight.maximum if weight else 0,
+                "floor": weight.floor if weight else 0, "evidence": item.get("evidence", ""),
+                "links": item.get("links", []),
+            })  # fmt: skip
+        groups.append({
+            "key": group["key"], "label": component.label if component else group["key"],
+            "points": group["points"], "maximum": component.maximum if component else 0,
+            "floor": sum(i["floor"] for i in items), "items": items,
+        })  # fmt: skip
+    return groups
 
 
 # Scales -------------------------------------------------------------------------

@@ -8,6 +8,7 @@ researcher page shows in at most two queries.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -36,12 +37,20 @@ def openalex_url(openalex_id: str) -> str:
     return f"https://openalex.org/{openalex_id}"
 
 
+@functools.cache
+def _url_pattern(name: str) -> str:
+    """The address of ``name`` with {pk} and {slug} slots, so batches need not reverse each."""
+    return reverse(name, kwargs={"pk": 4321, "slug": "slot"}).replace("4321-slot", "{pk}-{slug}")
+
+
 def author_url(pk: int, name: str) -> str:
-    return reverse("researchers:detail", kwargs={"pk": pk, "slug": slugify(name)[:80] or "author"})
+    """As Author.get_absolute_url, without loading the author."""
+    return _url_pattern("researchers:detail").format(pk=pk, slug=slugify(name)[:80] or "author")
 
 
 def work_url(pk: int, title: str) -> str:
-    return reverse("works:detail", kwargs={"pk": pk, "slug": slugify(title)[:80] or "work"})
+    """As Work.get_absolute_url, without loading the work."""
+    return _url_pattern("works:detail").format(pk=pk, slug=slugify(title)[:80] or "work")
 
 
 @dataclass

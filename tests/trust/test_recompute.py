@@ -128,6 +128,34 @@ def test_recompute_stores_the_score_and_keeps_history_only_on_change():
     assert history[1].score == TrustScore.objects.get(author=author).score > history[0].score
 
 
+def test_unchanged_evidence_only_touches_computed_at(django_assert_max_num_queries):
+    author = record()
+    services.trust_scores_recompute(author_ids=[author.pk])
+    first = TrustScore.objects.get(author=author)
+    # Seven to read the signals, then lock and read the stored row and touch it (plus savepoints).
+    with django_assert_max_num_queries(11) as queries:
+        services.trust_scores_recompute(author_ids=[author.pk])
+    writes = [q["sql"] for q in queries.captured_queries if q["sql"].lstrip().startswith("INSERT")]
+    assert writes == []
+    again = TrustScore.objects.get(author=author)
+    assert again.computed_at > first.computed_at
+    assert (again.digest, again.components) == (first.digest, first.components)
+
+
+def test_new_evidence_without_a_new_score_rewrites_components_but_keeps_no_history():
+    author = record(works=40)
+    services.trust_scores_recompute(author_ids=[author.pk])
+    before = TrustScore.objects.get(author=author)
+    AuthorshipFactory(
+        author=author, work=WorkFactory(publication_year=2015)
+    )  # 41 works: same points
+    services.trust_scores_recompute(author_ids=[author.pk])
+    after = TrustScore.objects.get(author=author)
+    assert after.score == before.score and after.digest != before.digest
+    assert item(author, "works")["evidence"] == "41 works."
+    assert TrustScoreHistory.objects.filter(author=author).count() == 1
+
+
 def test_recompute_all_walks_every_visible_author_in_chunks():
     authors = [record(works=1) for _ in range(5)]
     merged = record(merged_into=authors[0])

@@ -342,15 +342,29 @@ def test_points_add_up_to_the_score():
     assert all(g.points == sum(i.points for i in g.items) for g in result.components)
 
 
-def test_components_serialise_to_plain_json():
+def test_components_are_stored_small_and_expanded_from_the_weights_table():
     import json
 
-    data = scoring.score(
+    result = scoring.score(
         replace(STRONG, retracted_links=(Link("x", "/works/1-x/"),), retracted=1)
-    ).components_json()
-    assert json.loads(json.dumps(data)) == data
-    assert data[0]["key"] == "identity"
-    assert data[-1]["items"][0]["links"] == [{"label": "x", "url": "/works/1-x/"}]
+    )
+    stored = result.components_json()
+    assert json.loads(json.dumps(stored)) == stored
+    assert stored[-1]["items"][0] == {
+        "key": "retracted", "points": -10, "evidence": "1 retracted work.",
+        "links": [{"label": "x", "url": "/works/1-x/"}],
+    }  # fmt: skip
+    expanded = scoring.expand_components(stored)
+    assert [g["label"] for g in expanded] == [c.label for c in scoring.COMPONENTS]
+    assert [g["maximum"] for g in expanded] == [40, 35, 12, 13, 0]
+    assert expanded[-1]["floor"] == -52
+    claim = expanded[0]["items"][0]
+    assert (claim["label"], claim["maximum"], claim["points"]) == ("Claim", 20, 16)
+    assert claim["links"] == []
+    # An item whose weight was since removed still shows, under its key.
+    old = scoring.expand_components([{"key": "record", "points": 2, "items": [
+        {"key": "gone", "points": 2, "evidence": "An old item."}]}])  # fmt: skip
+    assert old[0]["items"][0]["label"] == "gone"
 
 
 # Properties ----------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ def trust_snapshot(context, author):
         "author": author,
         "request": context.get("request"),
         "trust": snap.score,
+        "components": scoring.expand_components(snap.score.components) if snap.score else [],
         "tier_label": scoring.tier_label(snap.score.tier) if snap.score else "",
         "level_text": scoring.LEVELS.get(snap.score.level, "") if snap.score else "",
         "spark": sparkline(snap.history),
