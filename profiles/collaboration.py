@@ -362,9 +362,9 @@ def _unread_parts(user_ref):
         read_at__isnull=True,
     ).exclude(sender=user_ref)
     return {
-        "notes": _Count(notes.values("pk")),
-        "invites": _Count(invites.values("pk")),
-        "messages": _Count(messages.values("pk")),
+        "notes": _Count(notes.order_by().values("pk")),
+        "invites": _Count(invites.order_by().values("pk")),
+        "messages": _Count(messages.order_by().values("pk")),
     }
 
 
@@ -464,7 +464,7 @@ def inbox_for(*, user: AbstractBaseUser, notifications: int = 10) -> Inbox:
     rows = list(
         invitations_of(user)
         .annotate(
-            unread=_Count(unread.values("pk")),
+            unread=_Count(unread.order_by().values("pk")),
             last_at=Subquery(
                 Message.objects.filter(invitation=OuterRef("pk"))
                 .order_by("-created_at")

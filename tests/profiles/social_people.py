@@ -15,6 +15,17 @@ from tests.profiles.claim_people import holds, person
 ORCIDS = ["0000-0002-9079-593X", "0000-0003-1419-2405", "0000-0001-9999-9990"]
 
 
+def orcid_for(number: int) -> str:
+    """A valid ORCID iD (ISO 7064 check digit) made from ``number``."""
+    digits = f"{9000000000 + number:015d}"
+    total = 0
+    for digit in digits:
+        total = (total + int(digit)) * 2
+    check = (12 - total % 11) % 11
+    full = digits + ("X" if check == 10 else str(check))
+    return "-".join(full[i : i + 4] for i in range(0, 16, 4))
+
+
 def researcher(username: str, name: str, *, orcid: str, open_to_collaborate: bool = True):
     """A user holding their own record (approved ORCID claim), open to collaborate or not."""
     author = AuthorFactory(display_name=name, orcid=orcid)

@@ -13,7 +13,7 @@ from profiles.models import Block, Invitation, Message, Notification, Profile, R
 from profiles.signals import report_upheld
 from publications.models import AuditEvent, Authorship, LinkConstraint
 from tests.factories import AuthorFactory
-from tests.profiles.social_people import ORCIDS, researcher, work_of
+from tests.profiles.social_people import ORCIDS, orcid_for, researcher, work_of
 
 pytestmark = pytest.mark.django_db
 
@@ -482,3 +482,61 @@ def test_no_collaboration_page_shows_a_private_email(conversation, recipient, se
             html = client.get(url).content.decode()
             assert "private@example.net" not in html, url
             assert "@example.org" not in html, url
+
+
+# Queries on listing pages --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("senders", [1, 8])
+def test_the_inbox_takes_a_fixed_number_of_queries(
+    recipient, senders, django_assert_max_num_queries
+):
+    for n in range(senders):
+        user = researcher(f"sender{n}", f"Sender Number{n}", orcid=orcid_for(n))
+        invitation = collab.invitation_create(
+            sender=user, profile=recipient.profile, topic=f"Topic {n}", message=MESSAGE
+        )
+        if n % 2:
+            accepted = collab.invitation_accept(
+                invitation=invitation, user=recipient, reply="Sure."
+            )
+            collab.message_send(invitation=accepted, user=user, body="Thanks!")
+        if n == 0:
+            collab.block_create(blocker=recipient, blocked=user)
+    client = signed_in(recipient)
+    with django_assert_max_num_queries(8):
+        response = client.get(reverse("people:inbox"))
+    assert "Sender Number" in response.content.decode()
+
+
+@pytest.mark.parametrize("messages", [1, 30])
+def test_a_conversation_takes_a_fixed_number_of_queries(
+    conversation, sender, recipient, messages, django_assert_max_num_queries
+):
+    for n in range(messages):
+        author = (sender, recipient)[n % 2]
+        collab.message_send(invitation=conversation, user=author, body=f"Message {n}")
+    client = signed_in(recipient)
+    with django_assert_max_num_queries(10):
+        response = client.get(reverse("people:conversation", args=[conversation.pk]))
+    assert f"Message {messages - 1}" in response.content.decode()
+
+
+@pytest.mark.parametrize("who", ["stranger", "follower", "owner", "staff"])
+def test_every_member_may_report_a_misattributed_work(request, author, who):
+    work = work_of(author, title="Dunes")
+    response = signed_in(request.getfixturevalue(who)).post(
+        reverse("people:report_work", args=[author.pk]),
+        {"work": work.pk, "reason": "A namesake wrote this one."},
+    )
+    assert response.status_code == 302
+    assert Report.objects.get().reporter.username == who
+
+
+def test_visitors_must_sign_in_to_report(client, author):
+    work = work_of(author, title="Dunes")
+    response = client.post(
+        reverse("people:report_work", args=[author.pk]), {"work": work.pk, "reason": "x" * 20}
+    )
+    assert response.status_code == 302 and "/accounts/login/" in response["Location"]
+    assert not Report.objects.exists()

@@ -365,3 +365,41 @@ def test_no_page_of_the_following_flow_shows_a_private_email(author, owner, foll
         reverse("people:inbox"),
     ):
         assert "grace.private@example.net" not in client.get(url).content.decode(), url
+
+
+# Queries on listing pages -------------------------------------------------------------------
+
+
+def _follow_many(user, authors: int, works_each: int) -> None:
+    for n in range(authors):
+        author = AuthorFactory(display_name=f"Researcher {n}")
+        following.follow_create(user=user, author=author)
+        for k in range(works_each):
+            work_of(author, title=f"Work {k} of researcher {n}")
+    author_metrics_refresh(author_ids=list(Follow.objects.values_list("author_id", flat=True)))
+
+
+@pytest.mark.parametrize("authors", [2, 25])
+def test_the_following_page_takes_the_same_queries_for_few_or_many_follows(
+    stranger, authors, django_assert_max_num_queries
+):
+    _follow_many(stranger, authors, works_each=3)
+    client = signed_in(stranger)
+    with django_assert_max_num_queries(16):
+        response = client.get(reverse("people:following"))
+    assert response.content.decode().count('class="followed-item"') == authors
+
+
+@pytest.mark.parametrize("count", [3, 40])
+def test_the_notifications_page_takes_a_fixed_number_of_queries(
+    author, follower, count, django_assert_max_num_queries
+):
+    works = [work_of(author, title=f"Paper {n}") for n in range(count)]
+    Notification.objects.bulk_create(
+        Notification(user=follower, kind="new_work", author=author, work=w, text=w.title)
+        for w in works
+    )
+    client = signed_in(follower)
+    with django_assert_max_num_queries(7):
+        response = client.get(reverse("people:notifications"))
+    assert "Paper 0" in response.content.decode() or "Paper 2" in response.content.decode()
