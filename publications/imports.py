@@ -32,6 +32,7 @@ from publications.ingest import (
     ingest_works,
 )
 from publications.ingest.entities import upsert_topics, upsert_venues
+from publications.ingest.rows import any_of
 from publications.models import ImportProblem, ImportRun, Source, SourceRecord
 from publications.records import MappingError, Page, SourceError
 
@@ -224,10 +225,10 @@ def _stop_if_cancelled(run: ImportRun) -> None:
 
 def _write_batch(run: ImportRun, entity: str, payloads: list[dict], after: Position, total):
     with transaction.atomic():
-        changed, unchanged = _skip_unchanged(entity, payloads)
+        changed, digests = _skip_unchanged(entity, payloads)
         mapped, problems = _map_all(run, entity, changed)
-        result = _ingest_isolating_bad_records(run, entity, mapped, problems)
-        result.unchanged += unchanged
+        result = _ingest_isolating_bad_records(run, entity, mapped, problems, digests)
+        result.unchanged += len(payloads) - len(changed)
         _advance(run, result, len(payloads), len(problems), after, total)
         ImportProblem.objects.bulk_create(problems)
         if result.author_ids:
@@ -246,20 +247,32 @@ def _identity(entity: str, payload) -> tuple[str, str, str] | None:
     return (Source.OPENALEX, kind, openalex_id) if openalex_id else None
 
 
-def _skip_unchanged(entity: str, payloads: list) -> tuple[list, int]:
-    """Drop payloads whose stored copy has the same content hash, before any mapping."""
+def _skip_unchanged(entity: str, payloads: list) -> tuple[list, dict[int, str]]:
+    """Drop payloads whose stored copy has the same content hash, before any mapping.
+
+    Returns the other payloads and the digests computed on the way, by ``id()`` of
+    the payload, so that writing them does not hash them again.
+    """
     keyed = [(_identity(entity, p), p) for p in payloads]
     ids = {key[2] for key, _ in keyed if key}
     if not ids:
-        return payloads, 0
+        return payloads, {}
     source, kind = next((key[0], key[1]) for key, _ in keyed if key)
     stored = dict(
-        SourceRecord.objects.filter(source=source, entity=kind, external_id__in=ids)
+        SourceRecord.objects.filter(any_of("external_id", ids), source=source, entity=kind)
         .filter(Q(work__isnull=False) | Q(author__isnull=False))
         .values_list("external_id", "content_hash")
     )
-    changed = [p for key, p in keyed if not key or stored.get(key[2]) != content_hash(p)]
-    return changed, len(payloads) - len(changed)
+    changed, digests = [], {}
+    for key, payload in keyed:
+        if key is None:
+            changed.append(payload)
+            continue
+        digest = content_hash(payload)
+        if stored.get(key[2]) != digest:
+            changed.append(payload)
+            digests[id(payload)] = digest
+    return changed, digests
 
 
 def _advance(run, result: BatchResult, count: int, problems: int, after: Position, total) -> None:
@@ -347,9 +360,9 @@ def _map_all(run: ImportRun, entity: str, payloads: list):
     return mapped, problems
 
 
-def _ingest(run: ImportRun, entity: str, mapped: list) -> BatchResult:
+def _ingest(run: ImportRun, entity: str, mapped: list, digests=None) -> BatchResult:
     if entity in {"work", "arxiv"}:
-        return ingest_works(mapped, run=run)
+        return ingest_works(mapped, run=run, digests=digests)
     if entity == "author":
         return ingest_authors(mapped, run=run)
     if entity == "institution":
@@ -375,18 +388,18 @@ def import_payload(*, run: ImportRun | None, entity: str, payload) -> BatchResul
     return result
 
 
-def _ingest_isolating_bad_records(run, entity, mapped, problems) -> BatchResult:
+def _ingest_isolating_bad_records(run, entity, mapped, problems, digests=None) -> BatchResult:
     """Write the batch; if it fails, write record by record and quarantine the ones that fail."""
     try:
         with transaction.atomic():
-            return _ingest(run, entity, mapped)
+            return _ingest(run, entity, mapped, digests)
     except Exception:
         logger.warning("A batch of run %s failed; retrying its records one by one", run.pk)
     total = BatchResult()
     for payload, record in mapped:
         try:
             with transaction.atomic():
-                total.add(_ingest(run, entity, [(payload, record)]))
+                total.add(_ingest(run, entity, [(payload, record)], digests))
         except Exception as exc:
             logger.exception(
                 "Record %s of run %s could not be written", _external_id(payload), run.pk

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from publications.identifiers import normalize_name, surname
 from publications.ingest.entities import institution_key
-from publications.ingest.rows import build, insert_objects
+from publications.ingest.rows import any_of, build, insert_objects, present_in
 from publications.models import Author, Authorship, MergeCandidate
 from publications.records import AuthorRef, WorkRecord
 
@@ -70,7 +70,7 @@ def _follow_merges(authors: dict[str, Known]) -> dict[str, Known]:
     target_ids = {a.merged_into_id for a in authors.values() if a.merged_into_id}
     if not target_ids:
         return authors
-    targets = {a.pk: a for a in _known(Author.objects.filter(pk__in=target_ids))}
+    targets = {a.pk: a for a in _known(Author.objects.filter(any_of("pk", target_ids)))}
     return {
         k: targets.get(a.merged_into_id, a) if a.merged_into_id else a for k, a in authors.items()
     }
@@ -147,10 +147,10 @@ class AuthorResolver:
         orcids = {r.orcid for r in refs if r.orcid}
         found: dict[str, Known] = {}
         if openalex_ids:
-            for author in _known(Author.objects.filter(openalex_id__in=openalex_ids)):
+            for author in _known(Author.objects.filter(present_in("openalex_id", openalex_ids))):
                 found[author.openalex_id] = author
         if orcids:
-            for author in _known(Author.objects.filter(orcid__in=orcids)):
+            for author in _known(Author.objects.filter(present_in("orcid", orcids))):
                 found[f"orcid:{author.orcid}"] = author
         # An id we have never seen may still belong to a known person through the ORCID.
         for ref in refs:
@@ -186,7 +186,7 @@ class AuthorResolver:
             return
         names = {normalize_name(ref.name) for _, ref in unmatched}
         namesakes: dict[str, list[Author]] = defaultdict(list)
-        for author in Author.objects.visible().filter(normalized_name__in=names):
+        for author in Author.objects.visible().filter(any_of("normalized_name", names)):
             namesakes[author.normalized_name].append(author)
         evidence = self._shared_evidence(unmatched, namesakes, result)
         for item, ref in unmatched:

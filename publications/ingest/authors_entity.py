@@ -9,6 +9,7 @@ from django.utils import timezone
 from publications.identifiers import normalize_name
 from publications.ingest import entities
 from publications.ingest.hashing import content_hash
+from publications.ingest.rows import any_of, present_in
 from publications.ingest.works import BatchResult
 from publications.models import Author, AuthorInstitution, SourceRecord
 from publications.records import AuthorRecord, InstitutionRef
@@ -20,9 +21,9 @@ def _existing_authors(records: list[AuthorRecord]) -> dict[str, Author]:
     ids = {r.openalex_id for r in records if r.openalex_id}
     orcids = {r.orcid for r in records if r.orcid}
     found = {}
-    for author in Author.objects.filter(openalex_id__in=ids):
+    for author in Author.objects.filter(present_in("openalex_id", ids)):
         found[author.openalex_id] = author
-    for author in Author.objects.filter(orcid__in=orcids):
+    for author in Author.objects.filter(present_in("orcid", orcids)):
         found.setdefault(f"orcid:{author.orcid}", author)
     return found
 
@@ -49,8 +50,8 @@ def ingest_authors(
     rows = {
         (row.source, row.external_id): row
         for row in SourceRecord.objects.filter(
+            any_of("external_id", [key[1] for key in sources]),
             entity=SourceRecord.Entity.AUTHOR,
-            external_id__in=[key[1] for key in sources],
         )
     }
     changed = []
@@ -64,8 +65,8 @@ def ingest_authors(
     if not changed:
         return result
     found = _existing_authors([r for _, r, _, _ in changed])
-    taken = set(Author.objects.filter(orcid__in=[r.orcid for _, r, _, _ in changed if r.orcid])
-                .values_list("orcid", flat=True))  # fmt: skip
+    orcids = {r.orcid for _, r, _, _ in changed if r.orcid}
+    taken = set(Author.objects.filter(present_in("orcid", orcids)).values_list("orcid", flat=True))
     institutions = entities.upsert_institutions(
         [i for _, r, _, _ in changed for i in r.last_known_institutions]
         + [a.institution for _, r, _, _ in changed for a in r.affiliations]

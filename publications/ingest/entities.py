@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from urllib.parse import urlsplit
 
+from publications.ingest.rows import any_of, present_in
 from publications.models import Funder, Institution, Topic, Venue
 from publications.records import GrantRef, InstitutionRef, TopicRef, VenueRef
 
@@ -56,10 +57,10 @@ def upsert_institutions(refs: Iterable[InstitutionRef]) -> dict[str, Institution
 def _read_institutions(by_openalex: set[str], by_ror: set[str]) -> dict[str, Institution]:
     found: dict[str, Institution] = {}
     if by_openalex:
-        for inst in Institution.objects.filter(openalex_id__in=by_openalex):
+        for inst in Institution.objects.filter(present_in("openalex_id", by_openalex)):
             found[inst.openalex_id] = inst
     if by_ror:
-        for inst in Institution.objects.filter(ror__in=by_ror):
+        for inst in Institution.objects.filter(present_in("ror", by_ror)):
             found[f"ror:{inst.ror}"] = inst
     return found
 
@@ -89,7 +90,11 @@ def upsert_venues(refs: Iterable[VenueRef]) -> dict[str, Venue]:
     names = {r.name for r in wanted.values() if not r.openalex_id}
 
     def read() -> dict[str, Venue]:
-        found = {v.openalex_id: v for v in Venue.objects.filter(openalex_id__in=ids)} if ids else {}
+        found = (
+            {v.openalex_id: v for v in Venue.objects.filter(present_in("openalex_id", ids))}
+            if ids
+            else {}
+        )
         if names:
             for v in Venue.objects.filter(openalex_id__isnull=True, name__in=names):
                 found.setdefault(f"name:{v.name.lower()}", v)
@@ -131,14 +136,14 @@ def upsert_topics(refs: Iterable[TopicRef]) -> dict[str, Topic]:
     wanted = _with_ancestors(refs)
     if not wanted:
         return {}
-    found = {t.key: t for t in Topic.objects.filter(key__in=wanted)}
+    found = {t.key: t for t in Topic.objects.filter(any_of("key", wanted))}
     missing = [r for k, r in wanted.items() if k not in found]
     if missing:
         Topic.objects.bulk_create(
             [Topic(key=r.key[:100], name=r.name[:300], kind=r.kind) for r in missing],
             ignore_conflicts=True,
         )
-        found = {t.key: t for t in Topic.objects.filter(key__in=wanted)}
+        found = {t.key: t for t in Topic.objects.filter(any_of("key", wanted))}
         _link_parents(found, missing)
     return found
 
@@ -168,7 +173,9 @@ def upsert_funders(refs: Iterable[GrantRef]) -> dict[str, Funder]:
 
     def read() -> dict[str, Funder]:
         found = (
-            {f.openalex_id: f for f in Funder.objects.filter(openalex_id__in=ids)} if ids else {}
+            {f.openalex_id: f for f in Funder.objects.filter(present_in("openalex_id", ids))}
+            if ids
+            else {}
         )
         if names:
             for f in Funder.objects.filter(openalex_id__isnull=True, name__in=names):

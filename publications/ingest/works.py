@@ -18,7 +18,14 @@ from publications.ingest import entities
 from publications.ingest.authors import AuthorResolver, Constraints, Item, Resolved
 from publications.ingest.hashing import content_hash
 from publications.ingest.merge import UPDATE_FIELDS, apply_record, apply_venue, new_work
-from publications.ingest.rows import build, insert_objects, insert_rows
+from publications.ingest.rows import (
+    allocate_ids,
+    any_of,
+    insert_objects,
+    insert_rows,
+    on_postgresql,
+    present_in,
+)
 from publications.models import (
     Author,
     AuthorInstitution,
@@ -81,9 +88,12 @@ def _work_keys(work: Work) -> list[str]:
 class WorkBatch:
     """One batch of work records from one source."""
 
-    def __init__(self, items: list[tuple[dict, WorkRecord]], *, run=None, fetched_at=None):
+    def __init__(
+        self, items: list[tuple[dict, WorkRecord]], *, run=None, fetched_at=None, digests=None
+    ):
         self.run = run
         self.fetched_at = fetched_at or timezone.now()
+        self.digests = digests or {}  # id(payload) -> content hash, when the caller has them
         self.result = BatchResult()
         self.items = self._dedupe(items)
         self.merge_candidates: list[MergeCandidate] = []
@@ -116,14 +126,14 @@ class WorkBatch:
         sources = {r.source for _, r in self.items}
         ids = [r.external_id for _, r in self.items]
         rows = SourceRecord.objects.filter(
-            source__in=sources, entity=SourceRecord.Entity.WORK, external_id__in=ids
+            any_of("external_id", ids), source__in=sources, entity=SourceRecord.Entity.WORK
         ).only("id", "source", "external_id", "content_hash", "work_id")
         for row in rows:
             existing[(row.source, row.external_id)] = row
         pending = []
         for payload, record in self.items:
             row = existing.get((record.source, record.external_id))
-            digest = content_hash(payload)
+            digest = self.digests.get(id(payload)) or content_hash(payload)
             if row and row.content_hash == digest and row.work_id:
                 self.result.unchanged += 1
                 continue
@@ -158,8 +168,12 @@ class WorkBatch:
         openalex_ids = {p.record.openalex_id for p in pending if p.record.openalex_id}
         if not (dois or arxiv_ids or openalex_ids):
             return {}
-        query = Q(doi__in=dois) | Q(arxiv_id__in=arxiv_ids) | Q(openalex_id__in=openalex_ids)
-        works = list(Work.objects.filter(query))
+        query = (
+            present_in("doi", dois)
+            | present_in("arxiv_id", arxiv_ids)
+            | present_in("openalex_id", openalex_ids)
+        )
+        works = list(Work.objects.filter(query).order_by())
         works = _follow_work_merges(works)
         by_key = {}
         for original, target in works:
@@ -173,7 +187,7 @@ class WorkBatch:
         ids.pop(None, None)
         if not ids:
             return {}
-        works = _follow_work_merges(list(Work.objects.filter(pk__in=ids)))
+        works = _follow_work_merges(list(Work.objects.filter(any_of("pk", ids))))
         return {ids[original.pk]: target for original, target in works}
 
     def _match_titles(self, fresh: list[Pending]) -> None:
@@ -182,7 +196,7 @@ class WorkBatch:
         if not titles:
             return
         candidates = defaultdict(list)
-        for work in Work.objects.visible().filter(normalized_title__in=titles):
+        for work in Work.objects.visible().filter(any_of("normalized_title", titles)):
             candidates[work.normalized_title].append(work)
         for item in fresh:
             for work in candidates.get(item.work.normalized_title, []):
@@ -244,7 +258,7 @@ class WorkBatch:
         known_ids = {p.work.pk for p in pending if not p.is_new}
         existing = defaultdict(list)
         if known_ids:
-            rows = Authorship.objects.filter(work_id__in=known_ids).select_related("author")
+            rows = Authorship.objects.filter(any_of("work_id", known_ids)).select_related("author")
             for authorship in rows:
                 existing[authorship.work_id].append(authorship)
         constraints = _load_constraints(known_ids)
@@ -284,11 +298,11 @@ class WorkBatch:
         known = {p.work.pk for p in pending if not p.is_new}
         for source, ids in by_source.items():
             if ids & known:
-                WorkTopic.objects.filter(work_id__in=ids & known, source=source).delete()
+                WorkTopic.objects.filter(any_of("work_id", ids & known), source=source).delete()
         # Another source may already link a work to the same topic: keep that row.
         linked = {w for w, _ in rows} & known
         kept = set(
-            WorkTopic.objects.filter(work_id__in=linked).values_list("work_id", "topic_id")
+            WorkTopic.objects.filter(any_of("work_id", linked)).values_list("work_id", "topic_id")
             if linked
             else ()
         )
@@ -309,7 +323,7 @@ class WorkBatch:
         funders = entities.upsert_funders(g for p in with_grants for g in p.record.grants)
         known = {p.work.pk for p in with_grants if not p.is_new}
         if known:
-            Grant.objects.filter(work_id__in=known).delete()
+            Grant.objects.filter(any_of("work_id", known)).delete()
         rows = {}
         for item in with_grants:
             for ref in item.record.grants:
@@ -323,23 +337,31 @@ class WorkBatch:
 
     def _write_source_records(self, pending: list[Pending]) -> None:
         new, changed = [], []
+        now, run_id = self.fetched_at, self.run.pk if self.run else None
         for item in pending:
-            row = item.source_record or SourceRecord(
-                source=item.record.source,
-                entity=SourceRecord.Entity.WORK,
-                external_id=item.record.external_id[:255],
-            )
+            row = item.source_record
+            if row is None:
+                new.append(
+                    (
+                        item.record.source,
+                        SourceRecord.Entity.WORK,
+                        item.record.external_id[:255],
+                        item.payload,
+                        item.digest,
+                        now,
+                        now,
+                        item.work.pk,
+                        run_id,
+                    )  # fmt: skip
+                )
+                continue
             row.payload = item.payload
             row.content_hash = item.digest
-            row.fetched_at = self.fetched_at
+            row.fetched_at = now
             row.work_id = item.work.pk
-            row.import_run = self.run
-            (changed if row.pk else new).append(row)
-        insert_rows(
-            SourceRecord,
-            SOURCE_RECORD_FIELDS,
-            [_source_record_row(r, self.fetched_at) for r in new],
-        )
+            row.import_run_id = run_id
+            changed.append(row)
+        insert_rows(SourceRecord, SOURCE_RECORD_FIELDS, new)
         SourceRecord.objects.bulk_update(
             changed, ["payload", "content_hash", "fetched_at", "work", "import_run"]
         )
@@ -364,11 +386,31 @@ SOURCE_RECORD_FIELDS = [
 ]  # fmt: skip
 
 
-def _source_record_row(row: SourceRecord, now) -> tuple:
-    return (
-        row.source, row.entity, row.external_id, row.payload, row.content_hash, row.fetched_at,
-        now, row.work_id, row.import_run_id,
-    )  # fmt: skip
+NEW_AUTHORSHIP_FIELDS = [
+    "work_id", "author_id", "source", "position", "raw_name", "raw_affiliation",
+    "is_corresponding", "confidence",
+]  # fmt: skip
+
+
+@dataclass(slots=True)
+class NewAuthorship:
+    """An authorship this batch creates: a plain row until it is inserted."""
+
+    work_id: int
+    author_id: int
+    source: str
+    position: int = 0
+    raw_name: str = ""
+    raw_affiliation: str = ""
+    is_corresponding: bool = False
+    confidence: float = 1.0
+    pk: int | None = None
+
+    def values(self) -> dict:
+        return {name: getattr(self, name) for name in NEW_AUTHORSHIP_FIELDS}
+
+    def row(self) -> tuple:
+        return (self.pk, *(getattr(self, name) for name in NEW_AUTHORSHIP_FIELDS))
 
 
 class _AuthorshipWriter:
@@ -397,9 +439,7 @@ class _AuthorshipWriter:
             keep.add(author_id)
             authorship = current.get(author_id)
             if authorship is None:
-                authorship = build(
-                    Authorship, work_id=item.work_id, author_id=author_id, source=source
-                )
+                authorship = NewAuthorship(item.work_id, author_id, source)
                 self.create.append(authorship)
             elif authorship.source == source:
                 self.update.append(authorship)
@@ -444,21 +484,19 @@ class _AuthorshipWriter:
         return self.author_ids
 
     def _insert_new(self) -> None:
-        """Insert new authorships with their ids (read back where the database cannot say)."""
+        """Insert the new authorships and learn their ids (needed for institution links)."""
         if not self.create:
             return
-        insert_objects(self.create)
-        if all(a.pk for a in self.create):
+        if on_postgresql():
+            ids = allocate_ids(Authorship, len(self.create))
+            for authorship, pk in zip(self.create, ids, strict=True):
+                authorship.pk = pk
+            insert_rows(Authorship, ["id", *NEW_AUTHORSHIP_FIELDS], [a.row() for a in self.create])
             return
-        work_ids = {a.work_id for a in self.create}
-        ids = {
-            (work_id, author_id): pk
-            for pk, work_id, author_id in Authorship.objects.filter(
-                work_id__in=work_ids
-            ).values_list("pk", "work_id", "author_id")
-        }
-        for authorship in self.create:
-            authorship.pk = ids[(authorship.work_id, authorship.author_id)]
+        rows = [Authorship(**a.values()) for a in self.create]
+        Authorship.objects.bulk_create(rows)
+        for authorship, row in zip(self.create, rows, strict=True):
+            authorship.pk = row.pk
 
     def _write_institution_links(self) -> None:
         created = {id(a) for a in self.create}
@@ -477,7 +515,9 @@ class _AuthorshipWriter:
             [(a, i, [], Source.OPENALEX) for a, i in sorted(self.last_known.items())],
             ignore_conflicts=True,
         )
-        blank = Author.objects.filter(pk__in=self.last_known, last_known_institution__isnull=True)
+        blank = Author.objects.filter(
+            any_of("pk", self.last_known), last_known_institution__isnull=True
+        )
         changed = []
         for author in blank.only("id"):
             author.last_known_institution_id = self.last_known[author.pk]
@@ -495,9 +535,9 @@ def _follow_work_merges(works: list[Work]) -> list[tuple[Work, Work]]:
 def _load_constraints(work_ids: set[int]) -> Constraints:
     if not work_ids:
         return Constraints(set(), defaultdict(set))
-    rows = LinkConstraint.objects.filter(work_id__in=work_ids, author__isnull=False).values_list(
-        "kind", "author_id", "work_id"
-    )
+    rows = LinkConstraint.objects.filter(
+        any_of("work_id", work_ids), author__isnull=False
+    ).values_list("kind", "author_id", "work_id")
     cannot, must = set(), defaultdict(set)
     for kind, author_id, work_id in rows:
         if kind == LinkConstraint.Kind.CANNOT_LINK:
@@ -561,7 +601,14 @@ def _kept_apart_pairs(candidates: list[MergeCandidate]) -> set[tuple[str, frozen
 
 
 def ingest_works(
-    items: list[tuple[dict, WorkRecord]], *, run=None, fetched_at: datetime | None = None
+    items: list[tuple[dict, WorkRecord]],
+    *,
+    run=None,
+    fetched_at: datetime | None = None,
+    digests: dict[int, str] | None = None,
 ) -> BatchResult:
-    """Write one batch of mapped work records (call inside a transaction)."""
-    return WorkBatch(items, run=run, fetched_at=fetched_at).write()
+    """Write one batch of mapped work records (call inside a transaction).
+
+    ``digests`` may give the content hash of payloads already hashed, by ``id(payload)``.
+    """
+    return WorkBatch(items, run=run, fetched_at=fetched_at, digests=digests).write()
