@@ -61,6 +61,10 @@ def _row(author_id: int, result: scoring.Result) -> _Row:
 
 def _chunk(author_ids: list[int], reason: str, now: datetime) -> Recomputed:
     signals = selectors.signals_for_authors(author_ids, now=now)
+    gone = set(author_ids) - set(signals)
+    if gone:
+        # Merged away or deleted: their pages redirect or vanish, and so does the score.
+        TrustScore.objects.filter(author_id__in=gone).delete()
     rows = [_row(pk, scoring.score(s)) for pk, s in signals.items()]
     if not rows:
         return Recomputed()
@@ -154,7 +158,7 @@ def trust_scores_recompute(
 ) -> Recomputed:
     """Score the given authors again; a history row is kept where score, tier or level changed.
 
-    Authors merged into another record or deleted are left alone.
+    Authors merged into another record or deleted lose their stored score.
     """
     now = now or timezone.now()
     ids = sorted(set(author_ids))

@@ -99,11 +99,13 @@ def test_signals_read_every_kind_of_evidence():
     assert s.works_url == author.get_absolute_url() + "#works"
 
 
-def test_merged_authors_have_no_signals():
-    target = record()
-    merged = record(merged_into=target)
-    assert selectors.author_signals(merged.pk) is None
-    assert services.trust_scores_recompute(author_ids=[merged.pk]).computed == 0
+def test_merged_authors_have_no_signals_and_lose_their_score():
+    target, other = record(), record()
+    services.trust_scores_recompute(author_ids=[target.pk, other.pk])
+    Author.objects.filter(pk=other.pk).update(merged_into=target)
+    assert selectors.author_signals(other.pk) is None
+    assert services.trust_scores_recompute(author_ids=[target.pk, other.pk]).computed == 1
+    assert list(TrustScore.objects.values_list("author_id", flat=True)) == [target.pk]
 
 
 # Stored scores and history ------------------------------------------------------------------
