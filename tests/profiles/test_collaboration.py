@@ -215,6 +215,19 @@ def test_both_people_write_in_the_conversation_and_unread_messages_are_counted(
     ]
 
 
+def test_messages_are_rate_limited_with_a_429_page(conversation, sender, monkeypatch):
+    monkeypatch.setattr(collab, "MESSAGE_RATE", "2/h")
+    client = signed_in(sender)
+    url = reverse("people:conversation", args=[conversation.pk])
+    for n in range(2):
+        assert client.post(url, {"body": f"Note {n}"}).status_code == 302
+    response = client.post(url, {"body": "One too many"})
+    assert response.status_code == 429
+    assert response["Retry-After"] == "60"
+    assert not Message.objects.filter(body="One too many").exists()
+    assert client.get(url).status_code == 200  # reading is not limited
+
+
 def test_an_empty_message_is_refused_with_the_reason(conversation, sender):
     url = reverse("people:conversation", args=[conversation.pk])
     response = signed_in(sender).post(url, {"body": "   "})
