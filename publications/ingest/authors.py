@@ -15,7 +15,8 @@ from dataclasses import dataclass
 
 from publications.identifiers import normalize_name, surname
 from publications.ingest.entities import institution_key
-from publications.ingest.rows import any_of, build, insert_objects, present_in
+from publications.ingest.lookups import same_values
+from publications.ingest.rows import any_of, build, insert_objects, on_postgresql, present_in
 from publications.models import Author, Authorship, MergeCandidate
 from publications.records import AuthorRef, WorkRecord
 
@@ -186,7 +187,13 @@ class AuthorResolver:
             return
         names = {normalize_name(ref.name) for _, ref in unmatched}
         namesakes: dict[str, list[Author]] = defaultdict(list)
-        for author in Author.objects.visible().filter(any_of("normalized_name", names)):
+        if on_postgresql():
+            matches = Author.objects.filter(
+                any_of("pk", same_values(Author, "normalized_name", names))
+            )
+        else:
+            matches = Author.objects.filter(any_of("normalized_name", names))
+        for author in matches.visible():
             namesakes[author.normalized_name].append(author)
         evidence = self._shared_evidence(unmatched, namesakes, result)
         for item, ref in unmatched:

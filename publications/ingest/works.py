@@ -17,6 +17,7 @@ from django.utils import timezone
 from publications.ingest import entities
 from publications.ingest.authors import AuthorResolver, Constraints, Item, Resolved
 from publications.ingest.hashing import content_hash
+from publications.ingest.lookups import same_values, stored_records
 from publications.ingest.merge import UPDATE_FIELDS, apply_record, apply_venue, new_work
 from publications.ingest.rows import (
     allocate_ids,
@@ -123,13 +124,20 @@ class WorkBatch:
 
     def _changed_only(self) -> list[Pending]:
         existing = {}
-        sources = {r.source for _, r in self.items}
-        ids = [r.external_id for _, r in self.items]
-        rows = SourceRecord.objects.filter(
-            any_of("external_id", ids), source__in=sources, entity=SourceRecord.Entity.WORK
-        ).only("id", "source", "external_id", "content_hash", "work_id")
-        for row in rows:
-            existing[(row.source, row.external_id)] = row
+        by_source = defaultdict(set)
+        for _, record in self.items:
+            by_source[record.source].add(record.external_id)
+        for source, ids in by_source.items():
+            for external_id, row in stored_records(source, SourceRecord.Entity.WORK, ids).items():
+                existing[(source, external_id)] = SourceRecord(
+                    pk=row.pk,
+                    source=source,
+                    entity=SourceRecord.Entity.WORK,
+                    external_id=external_id,
+                    content_hash=row.content_hash,
+                    work_id=row.work_id,
+                    author_id=row.author_id,
+                )
         pending = []
         for payload, record in self.items:
             row = existing.get((record.source, record.external_id))
@@ -196,7 +204,13 @@ class WorkBatch:
         if not titles:
             return
         candidates = defaultdict(list)
-        for work in Work.objects.visible().filter(any_of("normalized_title", titles)):
+        if on_postgresql():
+            matches = Work.objects.filter(
+                any_of("pk", same_values(Work, "normalized_title", titles))
+            )
+        else:
+            matches = Work.objects.filter(any_of("normalized_title", titles))
+        for work in matches.filter(merged_into__isnull=True):
             candidates[work.normalized_title].append(work)
         for item in fresh:
             for work in candidates.get(item.work.normalized_title, []):
