@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import gc
 import logging
+import sys
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,14 +26,16 @@ from django.utils import timezone
 from publications import signals
 from publications.identifiers import normalize_openalex_id
 from publications.ingest import (
+    Ahead,
     BatchResult,
-    content_hash,
     ingest_authors,
     ingest_institutions,
     ingest_works,
 )
 from publications.ingest.entities import upsert_topics, upsert_venues
+from publications.ingest.hashing import hashed
 from publications.ingest.lookups import stored_records
+from publications.ingest.merge import new_work
 from publications.models import (
     Author,
     Authorship,
@@ -50,8 +54,10 @@ KINDS = {
     Source.ARXIV: {"query", "ids", "category"},
 }
 COUNTERS = ("created", "updated", "unchanged", "problems")
+WORK_ENTITIES = {"work", "arxiv"}
 FINISHED = {ImportRun.Status.SUCCEEDED, ImportRun.Status.CANCELLED}
 GC_YOUNG_THRESHOLD = 200_000  # allocations between young collections during a run (default 700)
+SWITCH_INTERVAL = 0.0005  # seconds the mapping thread may hold the GIL while a query returns
 ANALYZE_AFTER = 1000  # new works before the lookup tables are first analysed during a run
 
 
@@ -169,16 +175,43 @@ def import_run_execute(*, run_id: int, progress: Callable | None = None) -> Impo
     run.save(update_fields=["status", "started_at", "error"])
     position = Position.load(run.cursor)
     statistics = _Statistics(run)
+
+    def write(batch: Batch, prepared: Prepared | None, rewritten: set[str]) -> set[str]:
+        _stop_if_cancelled(run)
+        if prepared is not None:
+            prepared.recheck(rewritten)
+        written = _write_batch(
+            run, batch.entity, batch.payloads, batch.after, batch.total, prepared=prepared
+        )
+        statistics.refresh_if_grown(run)
+        if progress:
+            progress(run)
+        return written
+
     try:
-        with _settled_heap():
-            for item in _pager(run)(position.at):
+        with (
+            _settled_heap(),
+            ThreadPoolExecutor(1, thread_name_prefix="import-read") as reader,
+            ThreadPoolExecutor(1, thread_name_prefix="import-map") as mapper,
+        ):
+            # Batch N+1 is checked and mapped (in a thread) while batch N is written.
+            pending, written = None, set()
+            pages = _pager(run)(position.at)
+            for item in _batches(pages, position):
+                if isinstance(item, Batch):
+                    prepared = Prepared(run, item.entity, item.payloads, mapper)
+                    if pending:
+                        written = write(*pending, written)
+                    pending = (item, prepared)
+                    continue
+                if pending:
+                    written, pending = write(*pending, written), None
                 if isinstance(item, SourceError):
                     _record_source_error(run, item)
-                    continue
-                position = _ingest_page(run, item, position)
-                statistics.refresh_if_grown(run)
-                if progress:
-                    progress(run)
+                else:  # an empty page moves the cursor on
+                    ImportRun.objects.filter(pk=run.pk).update(cursor=item.dump())
+            if pending:
+                write(*pending, written)
         _finish(run, ImportRun.Status.SUCCEEDED)
     except RunCancelled:
         pass
@@ -197,12 +230,14 @@ def _settled_heap():
     Those are frozen for the run (and thawed after it), and young collections run
     less often; a batch's garbage is mostly freed by reference counting anyway.
     """
-    threshold = gc.get_threshold()
+    threshold, interval = gc.get_threshold(), sys.getswitchinterval()
     gc.freeze()
     gc.set_threshold(max(threshold[0], GC_YOUNG_THRESHOLD), *threshold[1:])
+    sys.setswitchinterval(min(interval, SWITCH_INTERVAL))
     try:
         yield
     finally:
+        sys.setswitchinterval(interval)
         gc.set_threshold(*threshold)
         gc.unfreeze()
 
@@ -259,23 +294,45 @@ class _Statistics:
             self.enabled = False
 
 
-def _ingest_page(run: ImportRun, page: Page, position: Position) -> Position:
-    """Write a page in batches; each batch commits with the position after it."""
+def _read_ahead(items: Iterator, pool: ThreadPoolExecutor) -> Iterator:
+    """The items of ``items``, the next one being read (and parsed) in ``pool`` meanwhile."""
+    end = object()
+    future = pool.submit(next, items, end)
+    while (item := future.result()) is not end:
+        future = pool.submit(next, items, end)
+        yield item
+
+
+@dataclass
+class Batch:
+    """Payloads written in one transaction, with the position to save once they are."""
+
+    entity: str
+    payloads: list
+    after: Position
+    total: int | None
+
+
+def _batches(pages: Iterator[Page | SourceError], position: Position):
+    """Cut pages into batches; an empty page becomes the position after it."""
     size = settings.IMPORT_BATCH_SIZE
-    payloads = page.payloads
-    start = position.done
-    while start < len(payloads):
-        _stop_if_cancelled(run)
-        batch = payloads[start : start + size]
-        start += len(batch)
-        done = start < len(payloads)
-        after = Position(position.at, start) if done else Position(page.next_cursor, 0)
-        _write_batch(run, page.entity, batch, after, page.total)
-    if not payloads:
+    for page in pages:
+        if isinstance(page, SourceError):
+            yield page
+            continue
+        payloads = page.payloads
+        if not payloads:
+            position = Position(page.next_cursor, 0)
+            yield position
+            continue
+        start = position.done
+        while start < len(payloads):
+            batch = payloads[start : start + size]
+            start += len(batch)
+            done = start < len(payloads)
+            after = Position(position.at, start) if done else Position(page.next_cursor, 0)
+            yield Batch(page.entity, batch, after, page.total)
         position = Position(page.next_cursor, 0)
-        ImportRun.objects.filter(pk=run.pk).update(cursor=position.dump())
-        return position
-    return Position(page.next_cursor, 0)
 
 
 def _stop_if_cancelled(run: ImportRun) -> None:
@@ -285,17 +342,21 @@ def _stop_if_cancelled(run: ImportRun) -> None:
         raise RunCancelled
 
 
-def _write_batch(run: ImportRun, entity: str, payloads: list[dict], after: Position, total):
+def _write_batch(
+    run: ImportRun, entity: str, payloads: list, after: Position, total, *, prepared=None
+) -> set[str]:
+    """Write one batch with the position after it; return the external ids it wrote."""
     with transaction.atomic():
         _without_jit()
-        changed, digests = _skip_unchanged(entity, payloads)
-        mapped, problems = _map_all(run, entity, changed)
-        result = _ingest_isolating_bad_records(run, entity, mapped, problems, digests)
+        prepared = prepared or Prepared(run, entity, payloads)
+        changed, ahead, mapped, problems = prepared.result()
+        result = _ingest_isolating_bad_records(run, entity, mapped, problems, ahead)
         result.unchanged += len(payloads) - len(changed)
         _advance(run, result, len(payloads), len(problems), after, total)
         ImportProblem.objects.bulk_create(problems)
         if result.author_ids:
             _queue_follow_up(sorted(result.author_ids))
+    return prepared.external_ids(changed, mapped)
 
 
 def _without_jit() -> None:
@@ -321,29 +382,64 @@ def _identity(entity: str, payload) -> tuple[str, str, str] | None:
     return (Source.OPENALEX, kind, openalex_id) if openalex_id else None
 
 
-def _skip_unchanged(entity: str, payloads: list) -> tuple[list, dict[int, str]]:
-    """Drop payloads whose stored copy has the same content hash, before any mapping.
+class Prepared:
+    """A batch checked against what is stored, hashed and mapped, ready to be written.
 
-    Returns the other payloads and the digests computed on the way, by ``id()`` of
-    the payload, so that writing them does not hash them again.
+    The stored hashes are read here, in the caller's thread; hashing and mapping run
+    in ``mapper`` when given (a payload unchanged since it was stored is not
+    mapped). A batch prepared while the one before it is still being written
+    must be rechecked (``recheck``) with what that one wrote before use.
     """
-    keyed = [(_identity(entity, p), p) for p in payloads]
-    ids = {key[2] for key, _ in keyed if key}
-    if not ids:
-        return payloads, {}
-    source, kind = next((key[0], key[1]) for key, _ in keyed if key)
-    stored = stored_records(source, kind, ids)
-    changed, digests = [], {}
-    for key, payload in keyed:
-        if key is None:
-            changed.append(payload)
-            continue
-        digest = content_hash(payload)
-        row = stored.get(key[2])
-        if not (row and row.linked and row.content_hash == digest):
-            changed.append(payload)
-            digests[id(payload)] = digest
-    return changed, digests
+
+    def __init__(self, run: ImportRun, entity: str, payloads: list, mapper=None):
+        self.run, self.entity = run, entity
+        self.keyed = [(_identity(entity, p), p) for p in payloads]
+        ids = {key[2] for key, _ in self.keyed if key}
+        self.stored = {}
+        if ids:
+            source, kind = next((key[0], key[1]) for key, _ in self.keyed if key)
+            self.stored = stored_records(source, kind, ids)
+        self.extra = None
+        self.future = mapper.submit(self._prepare) if mapper else None
+        self.outcome = None if mapper else self._prepare()
+
+    def _prepare(self):
+        changed, ahead = [], Ahead()
+        for key, payload in self.keyed:
+            if key is None:
+                changed.append(payload)
+                continue
+            digest = hashed(payload)
+            row = self.stored.get(key[2])
+            if not (row and row.linked and row.content_hash == digest.digest):
+                changed.append(payload)
+                ahead.hashes[id(payload)] = digest
+        mapped, problems = _map_all(self.run, self.entity, changed)
+        if self.entity in WORK_ENTITIES:
+            ahead.drafts = {id(record): new_work(record) for _, record in mapped}
+        return changed, ahead, mapped, problems
+
+    def recheck(self, rewritten: set[str]) -> None:
+        """Payloads found unchanged whose record the previous batch rewrote are written too."""
+        if not rewritten:
+            return
+        changed, ahead, mapped, problems = self.result()
+        seen = {id(p) for p in changed}
+        again = [p for key, p in self.keyed if key and key[2] in rewritten and id(p) not in seen]
+        if again:
+            more, more_problems = _map_all(self.run, self.entity, again)
+            self.outcome = (changed + again, ahead, mapped + more, problems + more_problems)
+
+    def result(self):
+        """(changed payloads, an ``Ahead``, (payload, record) pairs, problems)."""
+        if self.outcome is None:
+            self.outcome = self.future.result()
+        return self.outcome
+
+    def external_ids(self, changed: list, mapped: list) -> set[str]:
+        keys = {id(p): key[2] for key, p in self.keyed if key}
+        ids = {keys[id(p)] for p in changed if id(p) in keys}
+        return ids | {getattr(record, "external_id", "") for _, record in mapped}
 
 
 def _advance(run, result: BatchResult, count: int, problems: int, after: Position, total) -> None:
@@ -431,9 +527,9 @@ def _map_all(run: ImportRun, entity: str, payloads: list):
     return mapped, problems
 
 
-def _ingest(run: ImportRun, entity: str, mapped: list, digests=None) -> BatchResult:
-    if entity in {"work", "arxiv"}:
-        return ingest_works(mapped, run=run, digests=digests)
+def _ingest(run: ImportRun, entity: str, mapped: list, ahead=None) -> BatchResult:
+    if entity in WORK_ENTITIES:
+        return ingest_works(mapped, run=run, ahead=ahead)
     if entity == "author":
         return ingest_authors(mapped, run=run)
     if entity == "institution":
@@ -459,18 +555,18 @@ def import_payload(*, run: ImportRun | None, entity: str, payload) -> BatchResul
     return result
 
 
-def _ingest_isolating_bad_records(run, entity, mapped, problems, digests=None) -> BatchResult:
+def _ingest_isolating_bad_records(run, entity, mapped, problems, ahead=None) -> BatchResult:
     """Write the batch; if it fails, write record by record and quarantine the ones that fail."""
     try:
         with transaction.atomic():
-            return _ingest(run, entity, mapped, digests)
+            return _ingest(run, entity, mapped, ahead)
     except Exception:
         logger.warning("A batch of run %s failed; retrying its records one by one", run.pk)
     total = BatchResult()
     for payload, record in mapped:
         try:
             with transaction.atomic():
-                total.add(_ingest(run, entity, [(payload, record)], digests))
+                total.add(_ingest(run, entity, [(payload, record)], ahead))
         except Exception as exc:
             logger.exception(
                 "Record %s of run %s could not be written", _external_id(payload), run.pk

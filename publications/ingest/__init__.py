@@ -2,6 +2,13 @@
 
 from publications.ingest.authors_entity import ingest_authors, ingest_institutions
 from publications.ingest.hashing import content_hash
-from publications.ingest.works import BatchResult, ingest_works
+from publications.ingest.works import Ahead, BatchResult, ingest_works
 
-__all__ = ["BatchResult", "content_hash", "ingest_authors", "ingest_institutions", "ingest_works"]
+__all__ = [
+    "Ahead",
+    "BatchResult",
+    "content_hash",
+    "ingest_authors",
+    "ingest_institutions",
+    "ingest_works",
+]

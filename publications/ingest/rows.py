@@ -10,7 +10,6 @@ Other databases use ``bulk_create`` and ``executemany``.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from functools import cache
 
@@ -21,7 +20,13 @@ from django.db.models import F, Lookup, Q
 from django.utils import timezone
 
 
+class JsonText(bytes):
+    """A JSON value already serialised: written to a JSON column as it is."""
+
+
 def _dumps(value) -> bytes:
+    if isinstance(value, JsonText):
+        return value
     return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
 
 
@@ -187,7 +192,8 @@ def _executemany(table, columns, rows, json_at: set[int], ignore_conflicts: bool
     )
     if json_at:
         rows = [
-            tuple(json.dumps(v) if i in json_at else v for i, v in enumerate(row)) for row in rows
+            tuple(_dumps(v).decode() if i in json_at else v for i, v in enumerate(row))
+            for row in rows
         ]
     with connection.cursor() as cursor:
         cursor.executemany(statement, rows)

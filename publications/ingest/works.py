@@ -16,10 +16,11 @@ from django.utils import timezone
 
 from publications.ingest import entities
 from publications.ingest.authors import AuthorResolver, Constraints, Item, Resolved
-from publications.ingest.hashing import content_hash
+from publications.ingest.hashing import Hashed, content_hash
 from publications.ingest.lookups import same_values, stored_records
 from publications.ingest.merge import UPDATE_FIELDS, apply_record, apply_venue, new_work
 from publications.ingest.rows import (
+    JsonText,
     allocate_ids,
     any_of,
     insert_objects,
@@ -61,11 +62,27 @@ class BatchResult:
 
 
 @dataclass
+class Ahead:
+    """Work done for a batch before it is written (in another thread), by ``id()``.
+
+    ``hashes``: the ``Hashed`` of payloads; ``drafts``: a new ``Work`` built from a
+    record (``new_work``), used if no stored work matches it.
+    """
+
+    hashes: dict[int, Hashed] = field(default_factory=dict)
+    drafts: dict[int, Work] = field(default_factory=dict)
+
+    def draft(self, record: WorkRecord) -> Work:
+        return self.drafts.pop(id(record), None) or new_work(record)
+
+
+@dataclass
 class Pending:
     payload: dict
     record: WorkRecord
     digest: str
     source_record: SourceRecord | None
+    text: bytes | None = None  # the payload as JSON, when already serialised
     work: Work | None = None
     is_new: bool = False
 
@@ -90,11 +107,11 @@ class WorkBatch:
     """One batch of work records from one source."""
 
     def __init__(
-        self, items: list[tuple[dict, WorkRecord]], *, run=None, fetched_at=None, digests=None
+        self, items: list[tuple[dict, WorkRecord]], *, run=None, fetched_at=None, ahead=None
     ):
         self.run = run
         self.fetched_at = fetched_at or timezone.now()
-        self.digests = digests or {}  # id(payload) -> content hash, when the caller has them
+        self.ahead = ahead or Ahead()
         self.result = BatchResult()
         self.items = self._dedupe(items)
         self.merge_candidates: list[MergeCandidate] = []
@@ -141,11 +158,13 @@ class WorkBatch:
         pending = []
         for payload, record in self.items:
             row = existing.get((record.source, record.external_id))
-            digest = self.digests.get(id(payload)) or content_hash(payload)
+            known = self.ahead.hashes.get(id(payload))
+            digest = known.digest if known else content_hash(payload)
             if row and row.content_hash == digest and row.work_id:
                 self.result.unchanged += 1
                 continue
-            pending.append(Pending(payload, record, digest, row))
+            text = JsonText(known.text) if known else None
+            pending.append(Pending(payload, record, digest, row, text))
         return pending
 
     # Finding the work each record describes ------------------------------------
@@ -165,7 +184,7 @@ class WorkBatch:
                 continue
             item.work = work
             if work is None:
-                item.work, item.is_new = new_work(item.record), True
+                item.work, item.is_new = self.ahead.draft(item.record), True
             for key in keys:
                 in_batch.setdefault(key, item)
         self._match_titles([p for p in pending if p.is_new])
@@ -360,7 +379,7 @@ class WorkBatch:
                         item.record.source,
                         SourceRecord.Entity.WORK,
                         item.record.external_id[:255],
-                        item.payload,
+                        item.text or item.payload,
                         item.digest,
                         now,
                         now,
@@ -619,10 +638,10 @@ def ingest_works(
     *,
     run=None,
     fetched_at: datetime | None = None,
-    digests: dict[int, str] | None = None,
+    ahead: Ahead | None = None,
 ) -> BatchResult:
     """Write one batch of mapped work records (call inside a transaction).
 
-    ``digests`` may give the content hash of payloads already hashed, by ``id(payload)``.
+    ``ahead`` may bring hashes and new works computed beforehand.
     """
-    return WorkBatch(items, run=run, fetched_at=fetched_at, digests=digests).write()
+    return WorkBatch(items, run=run, fetched_at=fetched_at, ahead=ahead).write()

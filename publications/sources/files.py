@@ -32,7 +32,7 @@ from publications.sources.openalex import source_error
 Item = Page | SourceError
 
 GZIP_MAGIC = b"\x1f\x8b"
-BATCH = 200  # payloads per page when reading JSON Lines
+BATCH = 1000  # payloads per page when reading JSON Lines
 OPENALEX_HOST = "api.openalex.org"
 ATOM_NAMESPACE = b"http://www.w3.org/2005/Atom"
 
