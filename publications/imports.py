@@ -12,6 +12,7 @@ from __future__ import annotations
 import gc
 import logging
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -191,15 +192,15 @@ def import_run_execute(*, run_id: int, progress: Callable | None = None) -> Impo
     try:
         with (
             _settled_heap(),
-            ThreadPoolExecutor(1, thread_name_prefix="import-read") as reader,
             ThreadPoolExecutor(1, thread_name_prefix="import-map") as mapper,
+            _Turns() as turns,  # left first: a mapping thread held at a turn is let go
         ):
             # Batch N+1 is checked and mapped (in a thread) while batch N is written.
             pending, written = None, set()
             pages = _pager(run)(position.at)
             for item in _batches(pages, position):
                 if isinstance(item, Batch):
-                    prepared = Prepared(run, item.entity, item.payloads, mapper)
+                    prepared = Prepared(run, item.entity, item.payloads, mapper, turns)
                     if pending:
                         written = write(*pending, written)
                     pending = (item, prepared)
@@ -219,6 +220,61 @@ def import_run_execute(*, run_id: int, progress: Callable | None = None) -> Impo
         _record_source_error(run, exc)
         _finish(run, ImportRun.Status.FAILED, str(exc))
     return run
+
+
+class _Turns:
+    """Lets the mapping thread run only while the main thread waits.
+
+    Both threads need the interpreter lock to run Python. Batch N+1 is mapped while
+    batch N is written, and the main thread spends much of that time waiting for
+    PostgreSQL: that is when mapping costs nothing. When the two share the lock
+    round-robin instead, the main thread, the one the import waits for, slows down.
+    So the mapping thread maps one payload at a time, each when the main thread is
+    inside a database call (``Connection.wait`` of this connection) or waiting for
+    the mapped batch itself. On databases other than PostgreSQL the threads simply
+    share the lock.
+    """
+
+    def __init__(self):
+        self._go = threading.Event()
+        self._done = False
+
+    def pause(self) -> None:
+        """Called by the mapping thread before each payload."""
+        self._go.wait()
+
+    @contextmanager
+    def waiting(self):
+        """The main thread waits (for the database or for the mapping thread)."""
+        self._go.set()
+        try:
+            yield
+        finally:
+            if not self._done:
+                self._go.clear()
+
+    def __enter__(self):
+        self._connection = None
+        if connection.vendor != "postgresql":
+            self._done = True  # no waits to hook: the threads share the lock as usual
+            self._go.set()
+            return self
+        connection.ensure_connection()
+        self._connection = connection.connection
+        database_wait = self._connection.wait
+
+        def wait(*args, **kwargs):
+            with self.waiting():
+                return database_wait(*args, **kwargs)
+
+        self._connection.wait = wait
+        return self
+
+    def __exit__(self, *exc):
+        self._done = True
+        self._go.set()
+        if self._connection is not None:
+            del self._connection.wait
 
 
 @contextmanager
@@ -292,15 +348,6 @@ class _Statistics:
         except DatabaseError:  # e.g. the database user does not own the tables
             logger.warning("Could not analyse the publication tables", exc_info=True)
             self.enabled = False
-
-
-def _read_ahead(items: Iterator, pool: ThreadPoolExecutor) -> Iterator:
-    """The items of ``items``, the next one being read (and parsed) in ``pool`` meanwhile."""
-    end = object()
-    future = pool.submit(next, items, end)
-    while (item := future.result()) is not end:
-        future = pool.submit(next, items, end)
-        yield item
 
 
 @dataclass
@@ -391,8 +438,8 @@ class Prepared:
     must be rechecked (``recheck``) with what that one wrote before use.
     """
 
-    def __init__(self, run: ImportRun, entity: str, payloads: list, mapper=None):
-        self.run, self.entity = run, entity
+    def __init__(self, run: ImportRun, entity: str, payloads: list, mapper=None, turns=None):
+        self.run, self.entity, self.turns = run, entity, turns
         self.keyed = [(_identity(entity, p), p) for p in payloads]
         ids = {key[2] for key, _ in self.keyed if key}
         self.stored = {}
@@ -404,8 +451,11 @@ class Prepared:
         self.outcome = None if mapper else self._prepare()
 
     def _prepare(self):
+        pause = self.turns.pause if self.turns else None
         changed, ahead = [], Ahead()
         for key, payload in self.keyed:
+            if pause:
+                pause()
             if key is None:
                 changed.append(payload)
                 continue
@@ -414,9 +464,12 @@ class Prepared:
             if not (row and row.linked and row.content_hash == digest.digest):
                 changed.append(payload)
                 ahead.hashes[id(payload)] = digest
-        mapped, problems = _map_all(self.run, self.entity, changed)
+        mapped, problems = _map_all(self.run, self.entity, changed, pause)
         if self.entity in WORK_ENTITIES:
-            ahead.drafts = {id(record): new_work(record) for _, record in mapped}
+            for _, record in mapped:
+                if pause:
+                    pause()
+                ahead.drafts[id(record)] = new_work(record)
         return changed, ahead, mapped, problems
 
     def recheck(self, rewritten: set[str]) -> None:
@@ -433,7 +486,11 @@ class Prepared:
     def result(self):
         """(changed payloads, an ``Ahead``, (payload, record) pairs, problems)."""
         if self.outcome is None:
-            self.outcome = self.future.result()
+            if self.turns:
+                with self.turns.waiting():
+                    self.outcome = self.future.result()
+            else:
+                self.outcome = self.future.result()
         return self.outcome
 
     def external_ids(self, changed: list, mapped: list) -> set[str]:
@@ -510,10 +567,12 @@ def _problem(run: ImportRun, payload, error: str) -> ImportProblem:
     )
 
 
-def _map_all(run: ImportRun, entity: str, payloads: list):
+def _map_all(run: ImportRun, entity: str, payloads: list, pause=None):
     mapper = _mapper(entity)
     mapped, problems = [], []
     for payload in payloads:
+        if pause:
+            pause()
         if mapper is None:
             problems.append(_problem(run, payload, f"Records of kind '{entity}' are not imported."))
             continue

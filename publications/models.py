@@ -400,6 +400,23 @@ class WorkSimilarity(models.Model):
         return f"{self.work_id} ~ {self.similar_id} ({self.score:.2f})"
 
 
+class PayloadField(JSONField):
+    """JSON stored as the text it was written as: PostgreSQL ``json``, not ``jsonb``.
+
+    A payload is written once per import and read back whole, never searched
+    inside, so it skips ``jsonb``'s conversion to binary form, which made it the
+    costliest column of an import to write. Other databases store text anyway.
+    """
+
+    def db_type(self, connection):
+        return "json" if connection.vendor == "postgresql" else super().db_type(connection)
+
+    def from_db_value(self, value, expression, connection):
+        if value is not None and not isinstance(value, str):
+            return value  # psycopg has already decoded a json column
+        return super().from_db_value(value, expression, connection)
+
+
 class SourceRecord(models.Model):
     """The raw payload of one entity as a source gave it, with its content hash."""
 
@@ -411,7 +428,7 @@ class SourceRecord(models.Model):
     source = models.CharField(max_length=16, choices=Source.choices)
     entity = models.CharField(max_length=16, choices=Entity.choices, default=Entity.WORK)
     external_id = models.CharField(max_length=255)
-    payload = JSONField()
+    payload = PayloadField()
     content_hash = models.CharField(max_length=64)
     fetched_at = models.DateTimeField()
     first_seen_at = models.DateTimeField(auto_now_add=True)
