@@ -58,7 +58,7 @@ COUNTERS = ("created", "updated", "unchanged", "problems")
 WORK_ENTITIES = {"work", "arxiv"}
 FINISHED = {ImportRun.Status.SUCCEEDED, ImportRun.Status.CANCELLED}
 GC_YOUNG_THRESHOLD = 200_000  # allocations between young collections during a run (default 700)
-SWITCH_INTERVAL = 0.0005  # seconds the mapping thread may hold the GIL while a query returns
+SWITCH_INTERVAL = 0.0002  # seconds the mapping thread may hold the GIL while a query returns
 ANALYZE_AFTER = 1000  # new works before the lookup tables are first analysed during a run
 
 
@@ -197,7 +197,7 @@ def import_run_execute(*, run_id: int, progress: Callable | None = None) -> Impo
         ):
             # Batch N+1 is checked and mapped (in a thread) while batch N is written.
             pending, written = None, set()
-            pages = _pager(run)(position.at)
+            pages = _read_ahead(_pager(run)(position.at), mapper, turns)
             for item in _batches(pages, position):
                 if isinstance(item, Batch):
                     prepared = Prepared(run, item.entity, item.payloads, mapper, turns)
@@ -230,9 +230,9 @@ class _Turns:
     PostgreSQL: that is when mapping costs nothing. When the two share the lock
     round-robin instead, the main thread, the one the import waits for, slows down.
     So the mapping thread maps one payload at a time, each when the main thread is
-    inside a database call (``Connection.wait`` of this connection) or waiting for
-    the mapped batch itself. On databases other than PostgreSQL the threads simply
-    share the lock.
+    blocked in a database call (``Connection.wait`` of this connection, once it has
+    to wait for the socket) or waiting for the mapped batch itself. On databases
+    other than PostgreSQL the threads simply share the lock.
     """
 
     def __init__(self):
@@ -241,7 +241,8 @@ class _Turns:
 
     def pause(self) -> None:
         """Called by the mapping thread before each payload."""
-        self._go.wait()
+        while not self._go.is_set():
+            self._go.wait()
 
     @contextmanager
     def waiting(self):
@@ -263,12 +264,32 @@ class _Turns:
         self._connection = connection.connection
         database_wait = self._connection.wait
 
-        def wait(*args, **kwargs):
-            with self.waiting():
-                return database_wait(*args, **kwargs)
+        def wait(gen, *args, **kwargs):
+            try:
+                return database_wait(self._blocking(gen), *args, **kwargs)
+            finally:
+                if not self._done:
+                    self._go.clear()
 
         self._connection.wait = wait
         return self
+
+    def _blocking(self, gen):
+        """``gen`` (a psycopg generator), opening the turn when it first waits for the socket.
+
+        Most calls (a row of COPY data put in libpq's buffer) complete without waiting.
+        """
+        try:
+            state = next(gen)
+        except StopIteration as stop:
+            return stop.value
+        self._go.set()
+        while True:
+            ready = yield state
+            try:
+                state = gen.send(ready)
+            except StopIteration as stop:
+                return stop.value
 
     def __exit__(self, *exc):
         self._done = True
@@ -350,6 +371,24 @@ class _Statistics:
             self.enabled = False
 
 
+def _read_ahead(items: Iterator, pool: ThreadPoolExecutor, turns: _Turns) -> Iterator:
+    """The items of ``items``, each next one read (and parsed) in ``pool`` meanwhile."""
+    end = object()
+
+    def read():
+        turns.pause()
+        return next(items, end)
+
+    future = pool.submit(read)
+    while True:
+        with turns.waiting():
+            item = future.result()
+        if item is end:
+            return
+        future = pool.submit(read)
+        yield item
+
+
 @dataclass
 class Batch:
     """Payloads written in one transaction, with the position to save once they are."""
@@ -394,7 +433,7 @@ def _write_batch(
 ) -> set[str]:
     """Write one batch with the position after it; return the external ids it wrote."""
     with transaction.atomic():
-        _without_jit()
+        _batch_settings()
         prepared = prepared or Prepared(run, entity, payloads)
         changed, ahead, mapped, problems = prepared.result()
         result = _ingest_isolating_bad_records(run, entity, mapped, problems, ahead)
@@ -406,15 +445,18 @@ def _write_batch(
     return prepared.external_ids(changed, mapped)
 
 
-def _without_jit() -> None:
-    """No JIT compilation for the rest of this transaction (PostgreSQL).
+def _batch_settings() -> None:
+    """Settings for the rest of a batch's transaction (PostgreSQL).
 
-    A batch's lookups probe an index a thousand times; the planner prices that as
-    one costly query and compiles it, which takes longer than running it.
+    No JIT compilation: a batch's lookups probe an index a thousand times, which
+    the planner prices as one costly query and compiles, taking longer than running
+    it. No waiting for the commit to reach the disk: should the server crash just
+    after, the batch is lost together with the cursor saved with it, so the run
+    resumes before it and writes it again.
     """
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
-            cursor.execute("SET LOCAL jit = off")
+            cursor.execute("SET LOCAL jit = off; SET LOCAL synchronous_commit = off")
 
 
 def _identity(entity: str, payload) -> tuple[str, str, str] | None:
