@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from django.db import connection, models
 
-from publications.ingest.rows import any_of, on_postgresql
+from publications.ingest.rows import any_of, array_literal, on_postgresql
 from publications.models import SourceRecord
 
 
@@ -50,7 +50,7 @@ def stored_records(source: str, entity: str, external_ids: Iterable[str]) -> dic
         return {}
     if on_postgresql():
         with connection.cursor() as cursor:
-            cursor.execute(PROBE, [ids, source, entity])
+            cursor.execute(PROBE, [array_literal(ids), source, entity])
             return {row[0]: Stored(*row[1:]) for row in cursor.fetchall()}
     rows = SourceRecord.objects.filter(any_of("external_id", ids), source=source, entity=entity)
     return {
@@ -79,5 +79,5 @@ def same_values(model: type[models.Model], field: str, values: Iterable[str], *,
         ) AS m
     """  # noqa: S608 - quoted identifiers, values as a parameter
     with connection.cursor() as cursor:
-        cursor.execute(sql, [list(set(values))])
+        cursor.execute(sql, [array_literal(set(values))])
         return [row[0] for row in cursor.fetchall()]
