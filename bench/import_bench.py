@@ -2,8 +2,9 @@
 
 Generates a synthetic OpenAlex snapshot (``generate_corpus``), imports it into a
 fresh database with ``manage.py import_file`` in a child process, imports it
-again (every record unchanged), and reports works per second and the child's
-peak resident memory for each size.
+again (every record unchanged), and reports works per second, the child's
+peak resident memory for each size, and the machine's load average (1 minute)
+before and after it, since other processes share the CPU.
 
     .venv/bin/python bench/import_bench.py --works 10000 100000
 
@@ -87,13 +88,15 @@ def main() -> None:
     args = parser.parse_args()
     print(
         f"{'works':>8} {'fresh s':>8} {'fresh/s':>8} {'again s':>8} {'again/s':>8} {'peak RSS':>9}"
+        f"  load before/after"
     )
     for works in sorted(args.works):
+        before = os.getloadavg()[0]
         result = run(works, args)
         (fresh, rss1, _), (again, rss2, _) = result["fresh"], result["unchanged"]
         print(
             f"{works:>8} {fresh:>8.1f} {works / fresh:>8.0f} {again:>8.1f} {works / again:>8.0f}"
-            f" {max(rss1, rss2) / 1024:>7.0f}MB",
+            f" {max(rss1, rss2) / 1024:>7.0f}MB  {before:.2f}/{os.getloadavg()[0]:.2f}",
             flush=True,
         )
 
