@@ -484,17 +484,19 @@ class Prepared:
         self.run, self.entity, self.turns = run, entity, turns
         self.keyed = [(_identity(entity, p), p) for p in payloads]
         ids = {key[2] for key, _ in self.keyed if key}
-        self.stored = {}
+        self.source, self.stored, self.ahead = None, {}, Ahead()
         if ids:
-            source, kind = next((key[0], key[1]) for key, _ in self.keyed if key)
-            self.stored = stored_records(source, kind, ids)
-        self.extra = None
+            self.source, kind = next((key[0], key[1]) for key, _ in self.keyed if key)
+            self.stored = stored_records(self.source, kind, ids)
+            if kind == SourceRecord.Entity.WORK:  # what writing the works would read again
+                self.ahead.checked = {(self.source, i) for i in ids}
+                self.ahead.stored = {(self.source, i): row for i, row in self.stored.items()}
         self.future = mapper.submit(self._prepare) if mapper else None
         self.outcome = None if mapper else self._prepare()
 
     def _prepare(self):
         pause = self.turns.pause if self.turns else None
-        changed, ahead = [], Ahead()
+        changed, ahead = [], self.ahead
         for key, payload in self.keyed:
             if pause:
                 pause()
@@ -519,6 +521,9 @@ class Prepared:
         if not rewritten:
             return
         changed, ahead, mapped, problems = self.result()
+        for key in {(self.source, external_id) for external_id in rewritten}:
+            ahead.checked.discard(key)  # read before the batch before wrote them: read again
+            ahead.stored.pop(key, None)
         seen = {id(p) for p in changed}
         again = [p for key, p in self.keyed if key and key[2] in rewritten and id(p) not in seen]
         if again:

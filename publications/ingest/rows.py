@@ -168,6 +168,13 @@ def array_literal(values) -> str:
     values = list(values)
     if all(type(v) is int for v in values):
         return "{" + ",".join(map(str, values)) + "}"
+    try:
+        joined = "\0".join(values)  # strings only; NUL cannot be stored, so it can join them
+    except TypeError:
+        joined = None
+    if values and joined is not None and joined.count("\0") == len(values) - 1:
+        joined = joined.replace("\\", "\\\\").replace('"', '\\"')  # escaped all at once
+        return '{"' + joined.replace("\0", '","') + '"}'
     return "{" + ",".join(map(_array_element, values)) + "}"
 
 

@@ -17,7 +17,7 @@ from django.utils import timezone
 from publications.ingest import entities
 from publications.ingest.authors import AuthorResolver, Constraints, Item, Resolved
 from publications.ingest.hashing import Hashed, content_hash
-from publications.ingest.lookups import same_values, stored_records
+from publications.ingest.lookups import Stored, same_values, stored_records
 from publications.ingest.merge import UPDATE_FIELDS, apply_record, apply_venue, new_work
 from publications.ingest.rows import (
     JsonText,
@@ -66,11 +66,14 @@ class Ahead:
     """Work done for a batch before it is written (in another thread), by ``id()``.
 
     ``hashes``: the ``Hashed`` of payloads; ``drafts``: a new ``Work`` built from a
-    record (``new_work``), used if no stored work matches it.
+    record (``new_work``), used if no stored work matches it. ``stored``: the source
+    records already read for the (source, external id) pairs in ``checked``.
     """
 
     hashes: dict[int, Hashed] = field(default_factory=dict)
     drafts: dict[int, Work] = field(default_factory=dict)
+    stored: dict[tuple[str, str], Stored] = field(default_factory=dict)
+    checked: set[tuple[str, str]] = field(default_factory=set)
 
     def draft(self, record: WorkRecord) -> Work:
         return self.drafts.pop(id(record), None) or new_work(record)
@@ -140,21 +143,26 @@ class WorkBatch:
     # Source records and what changed -------------------------------------------
 
     def _changed_only(self) -> list[Pending]:
-        existing = {}
+        stored = dict(self.ahead.stored)
         by_source = defaultdict(set)
         for _, record in self.items:
-            by_source[record.source].add(record.external_id)
+            if (record.source, record.external_id) not in self.ahead.checked:
+                by_source[record.source].add(record.external_id)
         for source, ids in by_source.items():
             for external_id, row in stored_records(source, SourceRecord.Entity.WORK, ids).items():
-                existing[(source, external_id)] = SourceRecord(
-                    pk=row.pk,
-                    source=source,
-                    entity=SourceRecord.Entity.WORK,
-                    external_id=external_id,
-                    content_hash=row.content_hash,
-                    work_id=row.work_id,
-                    author_id=row.author_id,
-                )
+                stored[(source, external_id)] = row
+        existing = {
+            (source, external_id): SourceRecord(
+                pk=row.pk,
+                source=source,
+                entity=SourceRecord.Entity.WORK,
+                external_id=external_id,
+                content_hash=row.content_hash,
+                work_id=row.work_id,
+                author_id=row.author_id,
+            )
+            for (source, external_id), row in stored.items()
+        }
         pending = []
         for payload, record in self.items:
             row = existing.get((record.source, record.external_id))

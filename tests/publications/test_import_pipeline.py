@@ -59,6 +59,18 @@ def test_a_record_rewritten_by_the_batch_before_is_written_again(real_fixtures, 
     assert run.counters["unchanged"] == 0
 
 
+def test_a_record_created_by_the_batch_before_is_not_created_twice(
+    real_fixtures, tmp_path, settings
+):
+    settings.IMPORT_BATCH_SIZE = 1
+    first = snapshot(real_fixtures)[0]
+    run = run_files(write_lines(tmp_path / "twice.jsonl", [first, first]))
+
+    assert run.counters == {"created": 1, "updated": 0, "unchanged": 1, "problems": 0}
+    assert SourceRecord.objects.count() == 1
+    assert Work.objects.count() == 1
+
+
 def test_payloads_are_stored_as_given_and_a_second_run_skips_them(real_fixtures, settings):
     settings.IMPORT_BATCH_SIZE = 7
     records = snapshot(real_fixtures)
