@@ -5,6 +5,12 @@ payload that cannot be mapped becomes an ImportProblem and the page goes on)
 and writes each batch in one transaction together with the new cursor and
 counters, so a worker killed mid-run resumes where it stopped and writes
 nothing twice.
+
+Batches are written in order by one connection, but the work that needs no
+database overlaps the writing: while batch N is written, a thread reads the next
+page, hashes batch N+1 and maps its changed payloads (its stored hashes were
+read just before). Whatever batch N rewrote is checked again before batch N+1 is
+written, so the result is the one a strictly sequential run would give.
 """
 
 from __future__ import annotations
@@ -198,19 +204,24 @@ def import_run_execute(*, run_id: int, progress: Callable | None = None) -> Impo
             # Batch N+1 is checked and mapped (in a thread) while batch N is written.
             pending, written = None, set()
             pages = _read_ahead(_pager(run)(position.at), mapper, turns)
-            for item in _batches(pages, position):
-                if isinstance(item, Batch):
-                    prepared = Prepared(run, item.entity, item.payloads, mapper, turns)
+            try:
+                for item in _batches(pages, position):
+                    if isinstance(item, Batch):
+                        prepared = Prepared(run, item.entity, item.payloads, mapper, turns)
+                        if pending:
+                            written = write(*pending, written)
+                        pending = (item, prepared)
+                        continue
                     if pending:
-                        written = write(*pending, written)
-                    pending = (item, prepared)
-                    continue
-                if pending:
-                    written, pending = write(*pending, written), None
-                if isinstance(item, SourceError):
-                    _record_source_error(run, item)
-                else:  # an empty page moves the cursor on
-                    ImportRun.objects.filter(pk=run.pk).update(cursor=item.dump())
+                        written, pending = write(*pending, written), None
+                    if isinstance(item, SourceError):
+                        _record_source_error(run, item)
+                    else:  # an empty page moves the cursor on
+                        ImportRun.objects.filter(pk=run.pk).update(cursor=item.dump())
+            except SourceError:
+                if pending:  # the source failed on the next page: keep what was read before
+                    write(*pending, written)
+                raise
             if pending:
                 write(*pending, written)
         _finish(run, ImportRun.Status.SUCCEEDED)

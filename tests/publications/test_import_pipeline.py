@@ -16,7 +16,8 @@ from publications import imports
 from publications.imports import import_run_create, import_run_execute
 from publications.ingest.hashing import content_hash
 from publications.ingest.rows import any_of, array_literal
-from publications.models import Author, Authorship, SourceRecord, Work
+from publications.models import Author, Authorship, ImportRun, SourceRecord, Work
+from publications.records import Page, SourceError
 
 pytestmark = pytest.mark.django_db
 
@@ -123,6 +124,28 @@ def test_a_failing_batch_stops_the_run_while_the_next_one_is_being_mapped(
     run.refresh_from_db()
     assert run.processed == 3
     assert Work.objects.count() == 3
+
+
+def test_batches_read_before_the_source_fails_are_written(real_fixtures, settings, monkeypatch):
+    settings.IMPORT_BATCH_SIZE = 20
+    records = snapshot(real_fixtures)
+
+    def pages(run):
+        def fetch(at):
+            yield Page("work", records, next_cursor="page-2")
+            raise SourceError("OpenAlex answered 503 five times")
+
+        return fetch
+
+    monkeypatch.setattr(imports, "_pager", pages)
+    run = import_run_create(
+        source="openalex", kind="filter", parameters={"filter": {"x": "1"}}, queue=False
+    )
+    run = import_run_execute(run_id=run.pk)
+
+    assert run.status == ImportRun.Status.FAILED
+    assert Work.objects.count() == 50
+    assert run.cursor == {"at": "page-2", "done": 0}
 
 
 @postgres_only
