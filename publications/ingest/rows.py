@@ -155,7 +155,7 @@ def _array_type(field: models.Field) -> str:
     if field.is_relation:
         return field.target_field.rel_db_type(connection)
     if isinstance(field, models.JSONField):
-        return "jsonb"
+        return field.db_type(connection)
     return field.cast_db_type(connection)
 
 

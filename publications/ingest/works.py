@@ -393,7 +393,7 @@ class WorkBatch:
                         now,
                         item.work.pk,
                         run_id,
-                    )  # fmt: skip
+                    )
                 )
                 continue
             row.payload = item.payload
