@@ -143,29 +143,28 @@ class WorkBatch:
     # Source records and what changed -------------------------------------------
 
     def _changed_only(self) -> list[Pending]:
-        stored = dict(self.ahead.stored)
+        keys = {(record.source, record.external_id) for _, record in self.items}
+        stored = {key: self.ahead.stored[key] for key in keys if key in self.ahead.stored}
         by_source = defaultdict(set)
-        for _, record in self.items:
-            if (record.source, record.external_id) not in self.ahead.checked:
-                by_source[record.source].add(record.external_id)
+        for source, external_id in keys - self.ahead.checked:
+            by_source[source].add(external_id)
         for source, ids in by_source.items():
             for external_id, row in stored_records(source, SourceRecord.Entity.WORK, ids).items():
                 stored[(source, external_id)] = row
-        existing = {
-            (source, external_id): SourceRecord(
-                pk=row.pk,
-                source=source,
-                entity=SourceRecord.Entity.WORK,
-                external_id=external_id,
-                content_hash=row.content_hash,
-                work_id=row.work_id,
-                author_id=row.author_id,
-            )
-            for (source, external_id), row in stored.items()
-        }
         pending = []
         for payload, record in self.items:
-            row = existing.get((record.source, record.external_id))
+            found = stored.get((record.source, record.external_id))
+            row = None
+            if found is not None:
+                row = SourceRecord(
+                    pk=found.pk,
+                    source=record.source,
+                    entity=SourceRecord.Entity.WORK,
+                    external_id=record.external_id,
+                    content_hash=found.content_hash,
+                    work_id=found.work_id,
+                    author_id=found.author_id,
+                )
             known = self.ahead.hashes.get(id(payload))
             digest = known.digest if known else content_hash(payload)
             if row and row.content_hash == digest and row.work_id:
