@@ -184,7 +184,6 @@ def import_run_execute(*, run_id: int, progress: Callable | None = None) -> Impo
     statistics = _Statistics(run)
 
     def write(batch: Batch, prepared: Prepared | None, rewritten: set[str]) -> set[str]:
-        _stop_if_cancelled(run)
         if prepared is not None:
             prepared.recheck(rewritten)
         written = _write_batch(
@@ -432,13 +431,6 @@ def _batches(pages: Iterator[Page | SourceError], position: Position):
         position = Position(page.next_cursor, 0)
 
 
-def _stop_if_cancelled(run: ImportRun) -> None:
-    status = ImportRun.objects.filter(pk=run.pk).values_list("status", flat=True).first()
-    if status == ImportRun.Status.CANCELLED:
-        run.status = status
-        raise RunCancelled
-
-
 def _write_batch(
     run: ImportRun, entity: str, payloads: list, after: Position, total, *, prepared=None
 ) -> set[str]:
@@ -558,17 +550,31 @@ class Prepared:
 
 
 def _advance(run, result: BatchResult, count: int, problems: int, after: Position, total) -> None:
+    """Save the counters and cursor with the batch, unless the run was cancelled meanwhile.
+
+    A cancellation raises ``RunCancelled``, which rolls the batch back with it.
+    """
     counters = {key: run.counters.get(key, 0) for key in COUNTERS}
     counters["created"] += result.created
     counters["updated"] += result.updated
     counters["unchanged"] += result.unchanged
     counters["problems"] += problems
-    run.counters = counters
-    run.processed += count
-    run.cursor = after.dump()
-    if total is not None:
-        run.total = total
-    run.save(update_fields=["counters", "processed", "cursor", "total"])
+    values = {
+        "counters": counters,
+        "processed": run.processed + count,
+        "cursor": after.dump(),
+        "total": run.total if total is None else total,
+    }
+    saved = (
+        ImportRun.objects.filter(pk=run.pk)
+        .exclude(status=ImportRun.Status.CANCELLED)
+        .update(**values)
+    )
+    if not saved:
+        run.status = ImportRun.Status.CANCELLED
+        raise RunCancelled
+    for name, value in values.items():
+        setattr(run, name, value)
 
 
 def _queue_follow_up(author_ids: list[int]) -> None:

@@ -148,6 +148,35 @@ def test_batches_read_before_the_source_fails_are_written(real_fixtures, setting
     assert run.cursor == {"at": "page-2", "done": 0}
 
 
+def test_a_run_cancelled_while_a_batch_is_written_keeps_only_the_batches_before(
+    real_fixtures, settings, monkeypatch
+):
+    settings.IMPORT_BATCH_SIZE = 10
+    real_write = imports._write_batch
+    calls = {"n": 0}
+
+    def cancelled_during_second(run, *args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 2:
+            ImportRun.objects.filter(pk=run.pk).update(status=ImportRun.Status.CANCELLED)
+        return real_write(run, *args, **kwargs)
+
+    monkeypatch.setattr(imports, "_write_batch", cancelled_during_second)
+    run = import_run_create(
+        source="openalex",
+        kind="file",
+        parameters={"paths": [str(real_fixtures / SNAPSHOT)]},
+        queue=False,
+    )
+    run = import_run_execute(run_id=run.pk)
+
+    assert run.status == ImportRun.Status.CANCELLED
+    assert calls["n"] == 2
+    run.refresh_from_db()
+    assert (run.status, run.processed, run.counters["created"]) == ("cancelled", 10, 10)
+    assert Work.objects.count() == SourceRecord.objects.count() == 10
+
+
 @postgres_only
 def test_a_mapping_thread_waiting_for_its_turn_is_let_go_on_the_way_out():
     waited = threading.Event()
