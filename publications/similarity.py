@@ -46,6 +46,8 @@ CHUNK_CELLS = 2_000_000
 # When a few works change, each may enter the lists of this many of its best matches.
 REVERSE_CANDIDATES = 50
 NAMES_IN_REASON = 3
+# Past this share of the corpus, recomputing everything costs less than updating.
+FULL_RUN_SHARE = 0.25
 
 
 @dataclass
@@ -272,7 +274,7 @@ def prior_similarity(corpus: Corpus, scores: ChunkScores) -> np.ndarray:
     """Highest text cosine of each chunk row to a strictly earlier work (NaN: not known)."""
     rows = scores.rows
     earlier = corpus.end[None, :] < corpus.start[rows][:, None]
-    best = np.where(earlier, scores.text, 0.0).max(axis=1, initial=0.0)
+    best = np.where(earlier, scores.text, np.float32(0)).max(axis=1, initial=0.0)
     unknown = (corpus.start[rows] < 0) | ~corpus.has_text[rows]
     return np.where(unknown, np.nan, np.round(best, 4))
 
@@ -449,7 +451,7 @@ def _store_chunk(corpus: Corpus, scores: ChunkScores, outcome: Outcome) -> int:
 def _raised_priors(corpus: Corpus, scores: ChunkScores, *, exclude: set[int]) -> dict[int, float]:
     """Later works whose closest earlier work is now one of this chunk's."""
     later = corpus.start[None, :] > corpus.end[scores.rows][:, None]
-    best_from_chunk = np.where(later, scores.text, 0.0).max(axis=0)
+    best_from_chunk = np.where(later, scores.text, np.float32(0)).max(axis=0)
     known = (corpus.start >= 0) & corpus.has_text
     current = np.nan_to_num(corpus.prior, nan=np.inf)
     raised = np.flatnonzero(known & (best_from_chunk > current + 1e-4))
@@ -507,11 +509,14 @@ def similarities_refresh(
     """
     from publications import metrics
 
-    if work_ids is None and author_ids is None:
-        outcome = similarities_compute_all()
-    else:
+    corpus = load_corpus()
+    wanted = None
+    if work_ids is not None or author_ids is not None:
         wanted = set(work_ids or []) | set(works_of_authors(author_ids or []))
-        outcome = similarities_update(work_ids=wanted)
+    if wanted is None or len(wanted) > FULL_RUN_SHARE * len(corpus):
+        outcome = similarities_compute_all(corpus=corpus)
+    else:
+        outcome = similarities_update(work_ids=wanted, corpus=corpus)
     if outcome.priors_changed:
         metrics.author_novelty_refresh(author_ids=authors_of_works(outcome.priors_changed))
     logger.info("similarities: %s", outcome)
