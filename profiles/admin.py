@@ -168,7 +168,7 @@ class ReportAdmin(admin.ModelAdmin):
     list_filter = ["kind", "status"]
     search_fields = ["reason", "reporter__email", "author__display_name"]
     list_select_related = ["reporter", "reported_user", "author", "work", "handled_by"]
-    readonly_fields = ["status", "handled_by", "handled_at"]
+    readonly_fields = ["status", "handled_by", "handled_at", "evidence"]
     actions = ["uphold", "dismiss"]
 
     def _decide(self, request, queryset, decide, done: str) -> None:

@@ -253,7 +253,20 @@ def report_abuse(*, reporter: AbstractBaseUser, invitation: Invitation, reason: 
         reported_user=other_party(invitation, reporter),
         invitation=invitation,
         reason=reason,
+        evidence=conversation_transcript(invitation),
     )
+
+
+def conversation_transcript(invitation: Invitation) -> str:
+    """The invitation and every message after it as plain text, oldest first."""
+    lines = [
+        f"{invitation.created_at:%Y-%m-%d %H:%M} {invitation.sender} invites "
+        f"{invitation.recipient.user} ({invitation.status}) on: {invitation.topic}",
+        invitation.message,
+    ]
+    for message in invitation.messages.select_related("sender"):
+        lines += ["", f"{message.created_at:%Y-%m-%d %H:%M} {message.sender}:", message.body]
+    return "\n".join(lines)
 
 
 def report_misattribution(

@@ -243,11 +243,15 @@ class Report(models.Model):
     reported_user = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
     )
+    # A conversation ends with the recipient's claim; the report keeps its own copy.
     invitation = models.ForeignKey(
-        Invitation, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+        Invitation, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     message = models.ForeignKey(
-        Message, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+        Message, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    evidence = models.TextField(
+        blank=True, help_text="The reported invitation and conversation as they stood when reported."
     )
     author = models.ForeignKey(
         Author, null=True, blank=True, on_delete=models.CASCADE, related_name="reports"

@@ -257,3 +257,10 @@ def test_account_settings_pages_render_in_the_site_layout(client, orcid_app):
     assert "Connect an ORCID iD" in connections
     password = client.get(reverse("account_change_password")).content.decode()
     assert "Change your password" in password and "Skip to content" in password
+
+
+def test_the_header_leads_a_signed_in_member_to_their_account_settings(client):
+    client.force_login(person("ada", email="ada@example.org"))
+    home = client.get("/").content.decode()
+    nav = home[home.index('aria-label="Account"') :]
+    assert f'href="{reverse("account_email")}">Account</a>' in nav[: nav.index("</nav>")]

@@ -372,6 +372,26 @@ def test_reporting_a_conversation_reaches_staff(conversation, recipient, sender)
     )
 
 
+def test_a_report_outlives_the_conversation_when_the_recipient_withdraws(
+    conversation, recipient, sender
+):
+    from profiles.claims import claim_withdraw
+    from profiles.models import Claim
+
+    collab.message_send(invitation=conversation, user=sender, body="Buy our cloud credits now.")
+    report = collab.report_abuse(
+        reporter=recipient, invitation=conversation, reason="The messages turned into advertising."
+    )
+    claim = Claim.objects.get(user=recipient, status=Claim.Status.APPROVED)
+    claim_withdraw(claim=claim, user=recipient)
+
+    report.refresh_from_db()
+    assert not Invitation.objects.filter(pk=conversation.pk).exists()
+    assert (report.status, report.reported_user, report.invitation) == ("open", sender, None)
+    for text in (TOPIC, MESSAGE, "Gladly!", "Buy our cloud credits now."):
+        assert text in report.evidence
+
+
 def test_a_report_needs_a_reason(conversation, recipient):
     response = signed_in(recipient).post(
         reverse("people:report_conversation", args=[conversation.pk]), {"reason": "bad"}
