@@ -251,7 +251,8 @@ class Report(models.Model):
         Message, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     evidence = models.TextField(
-        blank=True, help_text="The reported invitation and conversation as they stood when reported."
+        blank=True,
+        help_text="The reported invitation and conversation as they stood when reported.",
     )
     author = models.ForeignKey(
         Author, null=True, blank=True, on_delete=models.CASCADE, related_name="reports"
