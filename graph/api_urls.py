@@ -1,3 +1,7 @@
-from django.urls import path  # noqa: F401
+from django.urls import path
 
-urlpatterns: list = []
+from graph.api import AuthorGraphView
+
+urlpatterns = [
+    path("authors/<int:pk>/graph/", AuthorGraphView.as_view(), name="author-graph"),
+]

@@ -1,5 +1,10 @@
-from django.urls import path  # noqa: F401
+from django.urls import path
+
+from graph import views
 
 app_name = "graph"
 
-urlpatterns: list = []
+urlpatterns = [
+    path("<int:pk>/graph/", views.explorer, name="explorer"),
+    path("<int:pk>/graph/slice/", views.graph_slice, name="slice"),
+]

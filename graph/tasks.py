@@ -1,0 +1,25 @@
+"""Celery tasks of the graph app (the ``compute`` queue)."""
+
+from __future__ import annotations
+
+from celery import shared_task
+
+from graph import edges, services
+
+
+@shared_task(name="graph.tasks.update_edges", soft_time_limit=600, time_limit=660)
+def update_edges(author_ids: list[int]) -> int:
+    """Recount the co-author edges of the authors an import batch touched."""
+    return services.edges_update(author_ids)
+
+
+@shared_task(name="graph.tasks.rebuild_edges", soft_time_limit=3 * 3600, time_limit=3 * 3600 + 300)
+def rebuild_edges() -> int:
+    """Recount every co-author edge (also ``manage.py rebuild_graph``)."""
+    return edges.edges_rebuild()
+
+
+@shared_task(name="graph.tasks.build_slice", soft_time_limit=120, time_limit=150)
+def build_slice(author_id: int) -> bool:
+    """Build and cache the researcher-page slice of one author."""
+    return services.slice_build(author_id) is not None

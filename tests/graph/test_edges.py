@@ -1,0 +1,99 @@
+"""Co-author edges: the full rebuild on a known graph, and the incremental update against it."""
+
+import pytest
+
+from graph import edges, services
+from graph.models import CoauthorEdge
+from publications.models import Authorship
+from publications.signals import authors_changed
+from tests.factories import AuthorFactory, WorkFactory
+from tests.graph.conftest import link
+
+pytestmark = pytest.mark.django_db
+
+EXPECTED = {
+    ("ada", "bob", 2, 2018, 2019),
+    ("ada", "cy", 1, 2018, 2018),
+    ("bob", "cy", 2, 2018, 2020),
+    ("ada", "dee", 1, 2021, 2021),
+    ("eve", "fay", 1, 2022, 2022),
+}
+
+
+def rebuilt(known) -> set[tuple]:
+    edges.edges_rebuild()
+    return known.edges()
+
+
+def test_the_rebuild_counts_joint_works_and_years(known):
+    assert known.edges() == EXPECTED
+
+
+def test_pairs_are_stored_once_lower_id_first(known):
+    for edge in CoauthorEdge.objects.all():
+        assert edge.author_low_id < edge.author_high_id
+
+
+def test_an_incremental_update_after_new_works_equals_a_rebuild(known):
+    known.people["gus"] = gus = AuthorFactory(display_name="Gus Example")
+    new = WorkFactory(title="New work", publication_year=2024)
+    link(new, [known.people["ada"], known.people["eve"], gus])
+    edges.edges_refresh([known.pk("ada"), known.pk("eve"), gus.pk])
+    incremental = known.edges()
+    assert ("ada", "eve", 1, 2024, 2024) in incremental
+    assert incremental == rebuilt(known)
+
+
+def test_an_incremental_update_after_a_removed_authorship_equals_a_rebuild(known):
+    Authorship.objects.filter(work=known.works["w1"], author=known.people["cy"]).delete()
+    edges.edges_refresh([known.pk("cy")])
+    incremental = known.edges()
+    assert ("ada", "cy", 1, 2018, 2018) not in incremental
+    assert ("bob", "cy", 1, 2020, 2020) in incremental
+    assert incremental == rebuilt(known)
+
+
+def test_merged_authors_and_works_leave_the_graph(known):
+    bob, cy = known.people["bob"], known.people["cy"]
+    cy.merged_into = bob
+    cy.save(update_fields=["merged_into"])
+    known.works["w4"].merged_into = known.works["w2"]
+    known.works["w4"].save(update_fields=["merged_into"])
+    edges.edges_refresh([bob.pk, cy.pk, known.pk("ada"), known.pk("dee")])
+    incremental = known.edges()
+    assert not any("cy" in pair[:2] or "dee" in pair[:2] for pair in incremental)
+    assert incremental == rebuilt(known)
+
+
+def test_a_deleted_author_has_no_edges(known):
+    dee = known.people["dee"]
+    dee.is_deleted = True
+    dee.save(update_fields=["is_deleted"])
+    edges.edges_refresh([dee.pk])
+    assert not CoauthorEdge.objects.filter(author_high_id=dee.pk).exists()
+    assert not CoauthorEdge.objects.filter(author_low_id=dee.pk).exists()
+
+
+def test_an_update_touching_more_authors_than_one_chunk_equals_a_rebuild(known, monkeypatch):
+    monkeypatch.setattr(edges, "CHUNK", 2)
+    edges.edges_refresh([a.pk for a in known.people.values()])
+    assert known.edges() == EXPECTED
+
+
+def test_an_import_batch_updates_the_edges_and_renews_the_slice_version(known):
+    ada = known.pk("ada")
+    before = services.version(ada)
+    new = WorkFactory(title="Another", publication_year=2024)
+    link(new, [known.people["ada"], known.people["fay"]])
+    authors_changed.send(sender=None, author_ids=[ada, known.pk("fay")])
+    assert ("ada", "fay", 1, 2024, 2024) in known.edges()
+    assert services.version(ada) != before
+
+
+def test_the_rebuild_command_reports_the_count(known, capsys):
+    from django.core.management import call_command
+
+    CoauthorEdge.objects.all().delete()
+    call_command("rebuild_graph")
+    assert "5 co-author edges" in capsys.readouterr().out
+    assert known.edges() == EXPECTED
