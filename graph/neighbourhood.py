@@ -130,8 +130,13 @@ def _years(first: int | None, last: int | None) -> str:
     return f", {first}" if first == last or not last else f", {first}–{last}"
 
 
+IRREGULAR = {"person": "people"}
+
+
 def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
+    if count == 1:
+        return f"1 {word}"
+    return f"{count} {IRREGULAR.get(word, word + 's')}"
 
 
 def person_url(author_id: int, name: str) -> str:

@@ -61,7 +61,7 @@ def slice_render(author: Author) -> str:
             "author": author,
             "hood": hood,
             "groups": hood.by_kind(),
-            "picture": svg.draw(hood, size=560, labels=16, title=f"Research graph of {author}"),
+            "picture": svg.draw(hood, size=560, labels=12, title=f"Research graph of {author}"),
             "kinds": neighbourhood.KIND_LABELS,
         },
     )

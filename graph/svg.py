@@ -101,7 +101,7 @@ def draw(hood: Neighbourhood, *, size: int = 640, labels: int = 24, title: str =
         )
     parts.append("</g>")
     parts.append('<g class="graph-nodes">')
-    font = size / 52
+    font = size / 40
     for node in sorted(hood.nodes, key=lambda n: n.centre):  # the centre is drawn last, on top
         x, y = at(node)
         r = _radius(node, biggest, size)

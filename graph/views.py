@@ -51,7 +51,7 @@ def explorer(request: HttpRequest, pk: int) -> HttpResponse:
         return redirect(reverse("graph:explorer", args=[author.merged_into_id]), permanent=True)
     if author.is_deleted:
         raise Http404("This author record was deleted at the source.")
-    form = GraphFilterForm(request.GET or None)
+    form = GraphFilterForm(request.GET or None, initial={"kinds": list(neighbourhood.KINDS)})
     valid = form.is_valid() if request.GET else True
     hood = neighbourhood.build(author, limits=neighbourhood.EXPLORER, filters=form.filters())
     groups = hood.by_kind()
@@ -68,6 +68,6 @@ def explorer(request: HttpRequest, pk: int) -> HttpResponse:
         "counts": hood.counts(),
         "find": find,
         "kinds": neighbourhood.KIND_LABELS,
-        "picture": svg.draw(hood, size=900, labels=30, title=f"Research graph of {author}"),
+        "picture": svg.draw(hood, size=900, labels=22, title=f"Research graph of {author}"),
     }
     return render(request, "graph/explorer.html", context, status=200 if valid else 400)

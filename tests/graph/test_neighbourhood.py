@@ -52,7 +52,7 @@ def test_papers_most_connected_first_then_newest(known):
     papers = [n.label for n in hood.nodes if n.kind == "paper"]
     assert papers == ["Work w1", "Work w4", "Work w2", "Work w6"]
     w1 = next(n for n in hood.nodes if n.label == "Work w1")
-    assert w1.why == "Work of Ada Example (2018) with 2 persons shown here"
+    assert w1.why == "Work of Ada Example (2018) with 2 people shown here"
 
 
 def test_topics_from_the_metrics_row_and_the_shared_institution(known):
