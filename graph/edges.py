@@ -19,6 +19,9 @@ logger = logging.getLogger("graph")
 
 # Touched authors handled per statement (keeps parameter lists short on SQLite).
 CHUNK = 500
+# Up to this many touched authors, every pair involving them is recounted.
+FULL_RECOUNT_UP_TO = 50
+SQLITE_SET_LIMIT = 10_000
 
 _PAIRS = """
     SELECT
@@ -46,13 +49,42 @@ _INSERT = (
 )
 
 
+_DELETE_AMONG = (
+    "DELETE FROM graph_coauthoredge WHERE author_low_id {inside} AND author_high_id {inside}"
+)
+_DELETE_GONE = """
+    DELETE FROM graph_coauthoredge
+    WHERE author_low_id IN (
+        SELECT id FROM publications_author
+        WHERE id {inside} AND (merged_into_id IS NOT NULL OR is_deleted))
+    OR author_high_id IN (
+        SELECT id FROM publications_author
+        WHERE id {inside} AND (merged_into_id IS NOT NULL OR is_deleted))
+"""
+
+
 def _now_sql() -> str:
     return "CURRENT_TIMESTAMP"
 
 
 def edges_refresh(author_ids: Iterable[int]) -> int:
-    """Recount every pair that involves one of ``author_ids``; return the rows written."""
+    """Recount the edges the change to ``author_ids`` can have touched; return rows written.
+
+    A few authors (a curation decision, a "not mine"): every pair involving them is
+    recounted. Many authors (an import batch, which names every author of every
+    work it changed, before and after): a pair can only have changed if both its
+    authors wrote one of those works, so only pairs *among* them are recounted,
+    and authors no longer visible lose all their edges.
+    """
     ids = sorted({int(a) for a in author_ids})
+    if len(ids) <= FULL_RECOUNT_UP_TO or (
+        connection.vendor != "postgresql" and len(ids) > SQLITE_SET_LIMIT
+    ):
+        return _refresh_every_pair(ids)
+    return _refresh_pairs_among(ids)
+
+
+def _refresh_every_pair(ids: list[int]) -> int:
     written = 0
     for start in range(0, len(ids), CHUNK):
         chunk = ids[start : start + CHUNK]
@@ -71,8 +103,28 @@ def edges_refresh(author_ids: Iterable[int]) -> int:
     return written
 
 
+def _refresh_pairs_among(ids: list[int]) -> int:
+    if connection.vendor == "postgresql":
+        inside, params = "= ANY(%s::bigint[])", [ids]
+    else:
+        inside, params = "IN ({})".format(", ".join(["%s"] * len(ids))), ids
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(_DELETE_AMONG.format(inside=inside), params * 2)
+        where = f"a1.author_id {inside} AND a2.author_id {inside} AND a1.author_id < a2.author_id"
+        cursor.execute(_INSERT + _PAIRS.format(now=_now_sql(), where=where), params * 2)
+        written = max(cursor.rowcount, 0)
+        cursor.execute(_DELETE_GONE.format(inside=inside), params * 2)
+    return written
+
+
 def edges_rebuild() -> int:
     """Recount every pair from scratch; return the number of edges."""
+    if connection.vendor == "postgresql":
+        # Fresh statistics first: a plan built on stale ones can loop for hours.
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "ANALYZE publications_author, publications_authorship, publications_work"
+            )
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("DELETE FROM graph_coauthoredge")
         cursor.execute(_INSERT + _PAIRS.format(now=_now_sql(), where="a1.author_id < a2.author_id"))

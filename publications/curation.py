@@ -668,10 +668,16 @@ _UNDOERS = {
 
 def _refresh_metrics(author_ids) -> None:
     from publications import tasks
+    from publications.signals import authors_changed
 
     ids = sorted(set(author_ids))
+
+    def follow_up() -> None:
+        tasks.refresh_author_metrics.delay(ids)
+        authors_changed.send(sender=Author, author_ids=ids)
+
     if ids:
-        transaction.on_commit(lambda: tasks.refresh_author_metrics.delay(ids))
+        transaction.on_commit(follow_up)
 
 
 # Import runs and problems ----------------------------------------------------

@@ -6,7 +6,7 @@ from graph import edges, services
 from graph.models import CoauthorEdge
 from publications.models import Authorship
 from publications.signals import authors_changed
-from tests.factories import AuthorFactory, WorkFactory
+from tests.factories import AuthorFactory, AuthorshipFactory, WorkFactory
 from tests.graph.conftest import link
 
 pytestmark = pytest.mark.django_db
@@ -97,3 +97,40 @@ def test_the_rebuild_command_reports_the_count(known, capsys):
     call_command("rebuild_graph")
     assert "5 co-author edges" in capsys.readouterr().out
     assert known.edges() == EXPECTED
+
+
+@pytest.mark.parametrize("path", ["every pair", "pairs among the touched"])
+def test_both_update_paths_equal_a_rebuild_after_an_import_like_change(known, monkeypatch, path):
+    monkeypatch.setattr(edges, "FULL_RECOUNT_UP_TO", 50 if path == "every pair" else 0)
+    ada, cy, eve = known.people["ada"], known.people["cy"], known.people["eve"]
+    # A re-imported w1 lost Cy and gained Eve; Dee's record was merged into Ada's.
+    Authorship.objects.filter(work=known.works["w1"], author=cy).delete()
+    AuthorshipFactory(work=known.works["w1"], author=eve, position=3)
+    dee = known.people["dee"]
+    dee.merged_into = ada
+    dee.save(update_fields=["merged_into"])
+    touched = [ada.pk, known.pk("bob"), cy.pk, eve.pk, dee.pk]
+    edges.edges_refresh(touched)
+    incremental = known.edges()
+    assert ("ada", "eve", 1, 2018, 2018) in incremental
+    assert not any("dee" in pair[:2] for pair in incremental)
+    assert incremental == rebuilt(known)
+
+
+def raw_edges() -> set[tuple]:
+    return set(CoauthorEdge.objects.values_list("author_low_id", "author_high_id", "joint_works"))
+
+
+def test_a_curation_decision_updates_the_edges(known, django_capture_on_commit_callbacks):
+    from publications import curation
+
+    dee = known.people["dee"]
+    with django_capture_on_commit_callbacks(execute=True):
+        new = curation.author_split(
+            author=dee, work_ids=[known.works["w4"].pk], actor=None, new_name="Dee Two"
+        )
+    after = raw_edges()
+    assert (known.pk("ada"), dee.pk, 1) not in after
+    assert (known.pk("ada"), new.pk, 1) in after
+    edges.edges_rebuild()
+    assert after == raw_edges()
