@@ -289,7 +289,6 @@ class Work(TimeStamped):
     )
     authors = models.ManyToManyField(Author, through="Authorship", related_name="works")
     topics = models.ManyToManyField(Topic, through="WorkTopic", related_name="works")
-    search_vector = SearchVectorField(null=True, editable=False)
 
     objects = WorkQuerySet.as_manager()
 
@@ -320,6 +319,34 @@ class Work(TimeStamped):
     @property
     def slug(self) -> str:
         return slugify(self.title)[:80] or "work"
+
+
+class WorkSearch(models.Model):
+    """What search reads of a work, in a narrow row (PostgreSQL only, see migration 0008).
+
+    Triggers on the work table keep it current; counting, ranking and faceting
+    thousands of matches then reads these rows instead of the wide work rows.
+    """
+
+    work = models.OneToOneField(
+        Work,
+        primary_key=True,
+        on_delete=models.DO_NOTHING,
+        db_constraint=False,
+        related_name="search_row",
+    )
+    search_vector = SearchVectorField()
+    type = models.CharField(max_length=32)
+    publication_year = models.IntegerField(null=True)
+    cited_by_count = models.IntegerField(null=True)
+    visible = models.BooleanField()
+
+    class Meta:
+        managed = False
+        db_table = "publications_worksearch"
+
+    def __str__(self) -> str:
+        return f"Search row of work {self.work_id}"
 
 
 class Authorship(models.Model):

@@ -30,7 +30,7 @@ from django.db.models import Count, F, FloatField, Q, QuerySet, Value
 from django.db.models.functions import Coalesce, Greatest
 
 from publications.identifiers import normalize_name, normalize_title
-from publications.models import Author, Topic, Work, WorkTopic
+from publications.models import Author, Topic, Work, WorkSearch, WorkTopic
 
 MAX_QUERY_LENGTH = 200
 MAX_WORDS = 12
@@ -89,13 +89,16 @@ def search_authors(query: str) -> QuerySet[Author]:
     if not folded:
         return authors.none()
     if _postgres():
+        # The %> operator finds names through the trigram index at this threshold.
+        with connection.cursor() as cursor:
+            cursor.execute(f"SET pg_trgm.word_similarity_threshold = {NAME_SIMILARITY:.2f}")
         text = SearchQuery(query, config="simple", search_type="websearch")
         return (
             authors.annotate(
                 rank=SearchRank(F("search_vector"), text),
                 likeness=TrigramWordSimilarity(folded, "normalized_name"),
             )
-            .filter(Q(search_vector=text) | Q(likeness__gte=NAME_SIMILARITY))
+            .filter(Q(search_vector=text) | Q(normalized_name__trigram_word_similar=folded))
             .annotate(score=Greatest(F("rank"), F("likeness"), output_field=FloatField()))
             .order_by("-score", F("metrics__works_count").desc(nulls_last=True), "id")
         )
@@ -111,60 +114,118 @@ def search_authors(query: str) -> QuerySet[Author]:
     )
 
 
-def search_works(query: str, filters: WorkFilters | None = None) -> QuerySet[Work]:
-    """Visible works matching ``query`` and ``filters``, best first (not yet prefetched)."""
+class WorkMatches:
+    """The works matching a search, best first: counted, paged and faceted.
+
+    On PostgreSQL the count, the ranking and the type facets read the narrow
+    ``WorkSearch`` rows (see its migration) and only the works of the page shown
+    are loaded in full. Elsewhere they are plain queries on the work table.
+    Paginator takes it as it is: it has ``count()`` and slicing.
+    """
+
+    def __init__(self, rows: QuerySet, order: list, *, narrow: bool):
+        self.rows = rows
+        self.order = order
+        self.narrow = narrow
+        self._count: int | None = None
+
+    def count(self) -> int:
+        if self._count is None:
+            self._count = self.rows.count()
+        return self._count
+
+    def __len__(self) -> int:
+        return self.count()
+
+    def __iter__(self):
+        return iter(self[:])
+
+    def __getitem__(self, page: slice) -> list[Work]:
+        from publications.selectors import works_with_authors
+
+        if not self.narrow:
+            return list(works_with_authors(self.rows.order_by(*self.order))[page])
+        ids = list(self.rows.order_by(*self.order).values_list("work_id", flat=True)[page])
+        found = {w.pk: w for w in works_with_authors(Work.objects.filter(pk__in=ids))}
+        return [found[pk] for pk in ids if pk in found]
+
+    def _work_ids(self) -> QuerySet:
+        return self.rows.order_by().values("work_id" if self.narrow else "id")
+
+    def type_facets(self) -> list[dict]:
+        """How many of the matching works are of each type, most common first."""
+        labels = dict(Work.Type.choices)
+        key = "work_id" if self.narrow else "id"
+        rows = (
+            self.rows.order_by()
+            .values("type")
+            .annotate(count=Count(key))
+            .order_by("-count", "type")[:FACET_LIMIT]
+        )
+        return [{"value": r["type"], "label": labels.get(r["type"], r["type"]), **r} for r in rows]
+
+    def topic_facets(self) -> list[dict]:
+        """The topics most common among the matching works, with counts."""
+        rows = (
+            WorkTopic.objects.filter(work_id__in=self._work_ids())
+            .values("topic_id")
+            .annotate(count=Count("work_id"))
+            .order_by("-count", "topic_id")[:FACET_LIMIT]
+        )
+        counts = {r["topic_id"]: r["count"] for r in rows}
+        topics = Topic.objects.filter(pk__in=counts).only("name", "key")
+        ranked = sorted(topics, key=lambda t: (-counts[t.pk], t.name))
+        return [{"value": t.key, "label": t.name, "count": counts[t.pk]} for t in ranked]
+
+
+def _narrow_rows(filters: WorkFilters) -> QuerySet:
+    rows = WorkSearch.objects.filter(visible=True)
+    if filters.year_from is not None:
+        rows = rows.filter(publication_year__gte=filters.year_from)
+    if filters.year_to is not None:
+        rows = rows.filter(publication_year__lte=filters.year_to)
+    if filters.type:
+        rows = rows.filter(type=filters.type)
+    if filters.topic is not None:
+        rows = rows.filter(
+            work_id__in=WorkTopic.objects.filter(topic=filters.topic).values("work_id")
+        )
+    return rows
+
+
+def search_works(query: str, filters: WorkFilters | None = None) -> WorkMatches:
+    """Visible works matching ``query`` and ``filters``, best first."""
     filters = filters or WorkFilters()
-    works = filters.apply(Work.objects.visible())
     if not _words(query):
-        return works.none()
+        return WorkMatches(Work.objects.none(), ["-id"], narrow=False)
     if _postgres():
         text = SearchQuery(query, config="english", search_type="websearch")
-        found = (
-            works.filter(search_vector=text)
-            .annotate(rank=SearchRank(F("search_vector"), text))
-            .order_by("-rank", F("cited_by_count").desc(nulls_last=True), "-id")
-        )
+        found = _narrow_rows(filters).filter(search_vector=text)
         if found.exists():
-            return found
+            ranked = found.annotate(rank=SearchRank(F("search_vector"), text))
+            order = ["-rank", F("cited_by_count").desc(nulls_last=True), "-work_id"]
+            return WorkMatches(ranked, order, narrow=True)
         folded = normalize_title(query)
-        return (
-            works.annotate(rank=TrigramWordSimilarity(folded, "normalized_title"))
+        similar = (
+            filters.apply(Work.objects.visible())
+            .annotate(rank=TrigramWordSimilarity(folded, "normalized_title"))
             .filter(rank__gte=TITLE_SIMILARITY)
-            .order_by("-rank", F("cited_by_count").desc(nulls_last=True), "-id")
         )
+        order = ["-rank", F("cited_by_count").desc(nulls_last=True), "-id"]
+        return WorkMatches(similar, order, narrow=False)
     match = reduce(
         and_, (Q(title__icontains=word) | Q(abstract__icontains=word) for word in _words(query))
     )
-    return (
-        works.filter(match)
-        .annotate(rank=Value(0.0))
-        .order_by(Coalesce("cited_by_count", Value(-1)).desc(), "-id")
-    )
+    works = filters.apply(Work.objects.visible()).filter(match).annotate(rank=Value(0.0))
+    return WorkMatches(works, [Coalesce("cited_by_count", Value(-1)).desc(), "-id"], narrow=False)
 
 
-def type_facets(works: QuerySet[Work]) -> list[dict]:
-    """How many of the matching works are of each type, most common first."""
-    labels = dict(Work.Type.choices)
-    rows = (
-        works.order_by()
-        .values("type")
-        .annotate(count=Count("id"))
-        .order_by("-count", "type")[:FACET_LIMIT]
-    )
-    return [{"value": r["type"], "label": labels.get(r["type"], r["type"]), **r} for r in rows]
+def type_facets(matches: WorkMatches) -> list[dict]:
+    return matches.type_facets()
 
 
-def topic_facets(works: QuerySet[Work]) -> list[dict]:
-    """The topics most common among the matching works, with counts."""
-    rows = (
-        WorkTopic.objects.filter(work__in=works.order_by().values("id"))
-        .values("topic_id", "topic__name", "topic__key")
-        .annotate(count=Count("work_id"))
-        .order_by("-count", "topic__name")[:FACET_LIMIT]
-    )
-    return [
-        {"value": r["topic__key"], "label": r["topic__name"], "count": r["count"]} for r in rows
-    ]
+def topic_facets(matches: WorkMatches) -> list[dict]:
+    return matches.topic_facets()
 
 
 class SearchForm(forms.Form):

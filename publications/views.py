@@ -49,15 +49,13 @@ def search(request: HttpRequest) -> HttpResponse:
             context["authors_page"] = Paginator(authors, 20).get_page(request.GET.get("page"))
         else:
             matches = search_service.search_works(query, filters)
-            works = Paginator(selectors.works_with_authors(matches), 20).get_page(
-                request.GET.get("page")
-            )
+            works = Paginator(matches, 20).get_page(request.GET.get("page"))
             context.update(
                 authors=list(authors[: SEARCH_AUTHORS + 1]),
                 works=works,
                 filters=filters,
-                type_facets=search_service.type_facets(matches),
-                topic_facets=search_service.topic_facets(matches),
+                type_facets=matches.type_facets(),
+                topic_facets=matches.topic_facets(),
             )
     return render(request, "publications/search.html", context)
 

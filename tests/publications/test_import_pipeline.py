@@ -95,7 +95,10 @@ def test_new_rows_get_their_ids_and_link_up(real_fixtures, settings):
     assert authorships and all(a.pk for a in authorships)
     assert Authorship.objects.filter(institutions__isnull=False).exists()
     assert SourceRecord.objects.filter(work=work).count() == 1
-    assert work.search_vector is not None or connection.vendor != "postgresql"
+    if connection.vendor == "postgresql":
+        from publications.models import WorkSearch
+
+        assert WorkSearch.objects.get(work=work).search_vector
     assert Author.objects.filter(created_at__isnull=False).count() == Author.objects.count()
 
 

@@ -157,3 +157,46 @@ def test_search_works_orders_ties_by_citations_then_newest():
     else:
         assert set(found) == {high, low, unknown}
     assert Work.objects.count() == 3
+
+
+@postgres_only
+def test_the_narrow_search_rows_follow_the_works():
+    from publications.models import WorkSearch
+
+    work = WorkFactory(title="Dendrites in lithium anodes", publication_year=2019)
+    other = WorkFactory(title="Another electrolyte study")
+    assert titles(search_works("dendrites")) == ["Dendrites in lithium anodes"]
+    assert WorkSearch.objects.get(work=work).publication_year == 2019
+
+    Work.objects.filter(pk=work.pk).update(
+        title="Whiskers in sodium anodes",
+        normalized_title="whiskers in sodium anodes",
+        type="preprint",
+        publication_year=2024,
+    )
+    assert titles(search_works("dendrites")) == []
+    assert titles(search_works("whiskers", WorkFilters(type="preprint", year_from=2024))) == [
+        "Whiskers in sodium anodes"
+    ]
+    Work.objects.filter(pk=work.pk).update(merged_into=other)
+    assert titles(search_works("whiskers")) == []
+    Work.objects.filter(pk=work.pk).update(merged_into=None, cited_by_count=7)
+    assert WorkSearch.objects.get(work=work).cited_by_count == 7
+    Work.objects.filter(pk=work.pk).delete()
+    assert not WorkSearch.objects.filter(work_id=work.pk).exists()
+    assert WorkSearch.objects.filter(work=other).exists()
+
+
+def test_a_common_word_is_counted_paged_and_faceted_in_a_fixed_number_of_queries(
+    client, django_assert_max_num_queries
+):
+    topic = Topic.objects.create(key="arxiv:cs.LG", name="Machine learning", kind="arxiv")
+    for n in range(45):
+        work = WorkFactory(title=f"Learning example {n}", type="preprint" if n % 3 else "article")
+        WorkTopic.objects.create(work=work, topic=topic)
+        AuthorshipFactory(work=work)
+    with django_assert_max_num_queries(12):
+        html = client.get("/search/", {"q": "learning", "page": 2}).content.decode()
+    assert "45 works" in html
+    assert "Machine learning (45)" in html and "Preprint (30)" in html and "Article (15)" in html
+    assert html.count('class="work-title"') == 20
