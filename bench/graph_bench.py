@@ -221,7 +221,7 @@ def measure(args) -> list[tuple]:
                      f"{len(queries)} queries)", median, p90, "neighbourhood"))  # fmt: skip
 
     big_limits = neighbourhood.Limits(
-        collaborators=60, links_among=200, second_hop_from=12, second_hop_each=6,
+        collaborators=130, links_among=200, second_hop_from=12, second_hop_each=6,
         topics=10, papers=15, institutions=15,
     )  # fmt: skip
     big = neighbourhood.build(author, limits=big_limits)

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
+from config.celery import app as celery_app
 from graph import neighbourhood, services, svg
 from graph.forms import GraphFilterForm
 from publications.models import Author
@@ -24,7 +24,7 @@ def graph_slice(request: HttpRequest, pk: int) -> HttpResponse:
         author = services.author_for_graph(pk)
         if author is None:
             raise Http404("No researcher has this id.")
-        if settings.CELERY_TASK_ALWAYS_EAGER:
+        if celery_app.conf.task_always_eager:  # no worker: build it here and now
             html = services.slice_build(pk)
         else:
             services.slice_request(pk)

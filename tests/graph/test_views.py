@@ -55,8 +55,20 @@ def test_new_works_invalidate_the_cached_slice(client, known):
     assert "Gus Example" in client.get(slice_url(known.pk("ada"))).content.decode()
 
 
-def test_with_a_worker_the_slice_is_queued_once_and_polled(client, known, settings, monkeypatch):
-    settings.CELERY_TASK_ALWAYS_EAGER = False
+@pytest.fixture
+def with_a_worker():
+    """Tasks go to a broker instead of running inline (nothing consumes them here)."""
+    from config.celery import app
+
+    previous = app.conf.task_always_eager
+    app.conf.task_always_eager = False
+    yield
+    app.conf.task_always_eager = previous
+
+
+def test_with_a_worker_the_slice_is_queued_once_and_polled(
+    client, known, monkeypatch, with_a_worker
+):
     queued = []
     monkeypatch.setattr(tasks.build_slice, "delay", lambda pk: queued.append(pk))
     ada = known.pk("ada")
