@@ -104,17 +104,13 @@ def _refresh_every_pair(ids: list[int]) -> int:
 
 
 _AMONG_POSTGRES = """
-    WITH touched AS (
-        SELECT id FROM publications_author
-        WHERE id = ANY(%s::bigint[]) AND merged_into_id IS NULL AND NOT is_deleted
-    )
     SELECT a1.author_id, a2.author_id, COUNT(*), MIN(w.publication_year),
            MAX(w.publication_year), CURRENT_TIMESTAMP
     FROM publications_authorship a1
     JOIN publications_authorship a2
       ON a2.work_id = a1.work_id AND a1.author_id < a2.author_id
     JOIN publications_work w ON w.id = a1.work_id AND w.merged_into_id IS NULL
-    WHERE a1.author_id IN (SELECT id FROM touched) AND a2.author_id IN (SELECT id FROM touched)
+    WHERE a1.author_id = ANY(%s::bigint[]) AND a2.author_id = ANY(%s::bigint[])
     GROUP BY a1.author_id, a2.author_id
 """
 
@@ -124,7 +120,13 @@ def _refresh_pairs_among(ids: list[int]) -> int:
         with transaction.atomic(), connection.cursor() as cursor:
             cursor.execute("SET LOCAL work_mem = '64MB'")
             cursor.execute(_DELETE_AMONG.format(inside="= ANY(%s::bigint[])"), [ids, ids])
-            cursor.execute(_INSERT + _AMONG_POSTGRES, [ids])
+            cursor.execute(
+                "SELECT array_agg(id) FROM publications_author WHERE id = ANY(%s::bigint[]) "
+                "AND merged_into_id IS NULL AND NOT is_deleted",
+                [ids],
+            )
+            visible = cursor.fetchone()[0] or []
+            cursor.execute(_INSERT + _AMONG_POSTGRES, [visible, visible])
             written = max(cursor.rowcount, 0)
             cursor.execute(_DELETE_GONE.format(inside="= ANY(%s::bigint[])"), [ids, ids])
         return written
