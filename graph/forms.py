@@ -5,11 +5,12 @@ from __future__ import annotations
 from django import forms
 
 from graph.neighbourhood import KIND_LABELS, KINDS, Filters
+from publications.search import YearRangeForm
 
 MAX_MIN_JOINT = 1000
 
 
-class GraphFilterForm(forms.Form):
+class GraphFilterForm(YearRangeForm):
     kinds = forms.MultipleChoiceField(
         required=False,
         choices=list(KIND_LABELS.items()),
@@ -22,13 +23,6 @@ class GraphFilterForm(forms.Form):
         required=False, min_value=1, max_value=MAX_MIN_JOINT, label="At least … joint works"
     )
     find = forms.CharField(required=False, max_length=100, strip=True, label="Find in the list")
-
-    def clean(self):
-        data = super().clean()
-        low, high = data.get("year_from"), data.get("year_to")
-        if low is not None and high is not None and low > high:
-            self.add_error("year_to", "The end year comes before the start year.")
-        return data
 
     def filters(self) -> Filters:
         """The valid filters (a field that failed validation is left out)."""

@@ -51,7 +51,8 @@ class WorkFilters:
     type: str = ""
     topic: Topic | None = None
 
-    def apply(self, works: QuerySet[Work]) -> QuerySet[Work]:
+    def apply(self, works: QuerySet, *, id_field: str = "id") -> QuerySet:
+        """Filter works (or their narrow search rows, whose id is ``work_id``)."""
         if self.year_from is not None:
             works = works.filter(publication_year__gte=self.year_from)
         if self.year_to is not None:
@@ -59,9 +60,8 @@ class WorkFilters:
         if self.type:
             works = works.filter(type=self.type)
         if self.topic is not None:
-            works = works.filter(
-                id__in=WorkTopic.objects.filter(topic=self.topic).values("work_id")
-            )
+            tagged = WorkTopic.objects.filter(topic=self.topic).values("work_id")
+            works = works.filter(**{f"{id_field}__in": tagged})
         return works
 
     @property
@@ -174,18 +174,7 @@ class WorkMatches:
 
 
 def _narrow_rows(filters: WorkFilters) -> QuerySet:
-    rows = WorkSearch.objects.filter(visible=True)
-    if filters.year_from is not None:
-        rows = rows.filter(publication_year__gte=filters.year_from)
-    if filters.year_to is not None:
-        rows = rows.filter(publication_year__lte=filters.year_to)
-    if filters.type:
-        rows = rows.filter(type=filters.type)
-    if filters.topic is not None:
-        rows = rows.filter(
-            work_id__in=WorkTopic.objects.filter(topic=filters.topic).values("work_id")
-        )
-    return rows
+    return filters.apply(WorkSearch.objects.filter(visible=True), id_field="work_id")
 
 
 def _authors_like(authors: QuerySet[Author], folded: str) -> QuerySet[Author]:
@@ -248,7 +237,18 @@ def topic_facets(matches: WorkMatches) -> list[dict]:
     return matches.topic_facets()
 
 
-class SearchForm(forms.Form):
+class YearRangeForm(forms.Form):
+    """A form with ``year_from`` / ``year_to`` fields that must not be reversed."""
+
+    def clean(self):
+        data = super().clean()
+        low, high = data.get("year_from"), data.get("year_to")
+        if low is not None and high is not None and low > high:
+            self.add_error("year_to", "The end year comes before the start year.")
+        return data
+
+
+class SearchForm(YearRangeForm):
     """The search page's query and filters; a bad filter is reported, never a 500."""
 
     q = forms.CharField(required=False, max_length=1000, strip=True)
@@ -273,13 +273,6 @@ class SearchForm(forms.Form):
         if topic is None:
             raise ValidationError("No topic has this key; pick one from the list.")
         return topic
-
-    def clean(self):
-        data = super().clean()
-        low, high = data.get("year_from"), data.get("year_to")
-        if low is not None and high is not None and low > high:
-            self.add_error("year_to", "The end year comes before the start year.")
-        return data
 
     def filters(self) -> WorkFilters:
         self.is_valid()  # fields that failed validation are left out of cleaned_data
