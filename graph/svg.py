@@ -66,6 +66,69 @@ def _shape(node: Node, x: float, y: float, r: float) -> str:
     return f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{r:.1f}" fill="{fill}"/>'
 
 
+# Average advance of a character of the label font, in font sizes (a safe overestimate).
+CHAR_WIDTH = 0.62
+SHORTER_LABEL = 16
+
+
+def _overlaps(box: tuple, boxes: list[tuple]) -> bool:
+    x1, y1, x2, y2 = box
+    return any(x1 < b[2] and b[0] < x2 and y1 < b[3] and b[1] < y2 for b in boxes)
+
+
+def _place_labels(nodes, at, radius, size: float, font: float, limit: int) -> dict:
+    """Greedy label placement: ``{node id: (text, x, y, anchor)}`` for up to ``limit`` nodes.
+
+    The most important nodes choose first among four spots (right, left, above,
+    below), then with a shorter text; a label that fits nowhere is left out.
+    """
+    shapes = {}
+    for node in nodes:
+        x, y = at(node)
+        r = radius(node) * 1.3
+        shapes[node.id] = (x - r, y - r, x + r, y + r)
+    taken: list[tuple] = []
+    placed: dict[str, tuple] = {}
+    pad = 2.0
+    order = sorted(nodes, key=lambda n: (not n.centre, n.hop, -n.weight, n.label))
+    for node in order:
+        if len(placed) >= limit:
+            break
+        x, y = at(node)
+        r = radius(node)
+        others = [box for key, box in shapes.items() if key != node.id]
+        for length in (LABEL_LENGTH, SHORTER_LABEL):
+            text = _short(node.label, length)
+            width = len(text) * font * CHAR_WIDTH
+            spots = (
+                (x + r + 3, y + font * 0.35, "start", x + r + 3, x + r + 3 + width),
+                (x - r - 3, y + font * 0.35, "end", x - r - 3 - width, x - r - 3),
+                (x, y - r - 4, "middle", x - width / 2, x + width / 2),
+                (x, y + r + font, "middle", x - width / 2, x + width / 2),
+            )
+            for lx, ly, anchor, left, right in spots:
+                box = (left - pad, ly - font * 0.85, right + pad, ly + font * 0.3)
+                if box[0] < 4 or box[2] > size - 4 or box[1] < 2 or box[3] > size - 2:
+                    continue
+                if _overlaps(box, taken) or _overlaps(box, others):
+                    continue
+                taken.append(box)
+                placed[node.id] = (text, lx, ly, anchor)
+                break
+            if node.id in placed:
+                break
+        if node.centre and node.id not in placed:  # the researcher is always named
+            text = _short(node.label)
+            width = len(text) * font * CHAR_WIDTH
+            anchor = "start" if x + r + 3 + width <= size else "end"
+            lx = x + r + 3 if anchor == "start" else x - r - 3
+            ly = y + font * 0.35
+            left = lx if anchor == "start" else lx - width
+            taken.append((left, ly - font * 0.85, left + width, ly + font * 0.3))
+            placed[node.id] = (text, lx, ly, anchor)
+    return placed
+
+
 def draw(hood: Neighbourhood, *, size: int = 640, labels: int = 24, title: str = "") -> SafeString:
     """The neighbourhood as an inline SVG element (``size`` × ``size`` view box)."""
     margin = size * 0.09
@@ -77,13 +140,11 @@ def draw(hood: Neighbourhood, *, size: int = 640, labels: int = 24, title: str =
     nodes = {n.id: n for n in hood.nodes}
     biggest = max((n.weight for n in hood.nodes if not n.centre), default=1.0) or 1.0
     strongest = max((e.weight for e in hood.edges if e.kind == "coauthor"), default=1) or 1
-    # Labels for the centre and the heaviest nodes; the rest speak through their titles.
-    labelled = {
-        n.id
-        for n in sorted(hood.nodes, key=lambda n: (not n.centre, n.hop, -n.weight, n.label))[
-            :labels
-        ]
-    }
+    # Labels for the centre and the heaviest nodes, placed where they overlap
+    # neither another label nor a shape and stay inside the box; the rest speak
+    # through their titles.
+    font = size / 40
+    placed = _place_labels(hood.nodes, at, lambda n: _radius(n, biggest, size), size, font, labels)
     parts = [
         f'<svg class="graph-svg" viewBox="0 0 {size} {size}" role="group" '
         f'aria-label="{escape(title or "Research graph")}" '
@@ -101,7 +162,6 @@ def draw(hood: Neighbourhood, *, size: int = 640, labels: int = 24, title: str =
         )
     parts.append("</g>")
     parts.append('<g class="graph-nodes">')
-    font = size / 40
     for node in sorted(hood.nodes, key=lambda n: n.centre):  # the centre is drawn last, on top
         x, y = at(node)
         r = _radius(node, biggest, size)
@@ -112,15 +172,14 @@ def draw(hood: Neighbourhood, *, size: int = 640, labels: int = 24, title: str =
             f"<title>{name}: {escape(node.why)}</title>"
         )
         parts.append(_shape(node, x, y, r))
-        if node.id in labelled:
-            anchor = "start" if x < size * 0.72 else "end"
-            dx = r + 3 if anchor == "start" else -(r + 3)
+        if node.id in placed:
+            text, lx, ly, anchor = placed[node.id]
             weight = ' font-weight="700"' if node.centre else ""
             parts.append(
-                f'<text x="{x + dx:.1f}" y="{y + font * 0.35:.1f}" font-size="{font:.1f}" '
+                f'<text x="{lx:.1f}" y="{ly:.1f}" font-size="{font:.1f}" '
                 f'text-anchor="{anchor}"{weight} fill="#1b2430" stroke="#ffffff" '
                 f'stroke-width="{font / 4:.1f}" paint-order="stroke">'
-                f"{escape(_short(node.label))}</text>"
+                f"{escape(text)}</text>"
             )
         parts.append("</a>")
     parts.append("</g></svg>")
