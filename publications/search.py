@@ -40,6 +40,10 @@ TITLE_SIMILARITY = 0.5
 FACET_LIMIT = 12
 # Near matches of a name considered at most.
 NAME_CANDIDATES = 200
+# Topic counts of a larger full-text result come from its best this-many works:
+# counting the topics of every one of tens of thousands of matches would cost
+# more than the rest of the page together. The page says so when it happens.
+TOPIC_SAMPLE = 1000
 
 
 @dataclass(frozen=True)
@@ -113,16 +117,16 @@ def search_authors(query: str) -> QuerySet[Author]:
 class WorkMatches:
     """The works matching a search, best first: counted, paged and faceted.
 
-    On PostgreSQL the count, the ranking and the type facets read the narrow
-    ``WorkSearch`` rows (see its migration) and only the works of the page shown
-    are loaded in full. Elsewhere they are plain queries on the work table.
+    Plain queries on the work table (the SQLite path and the trigram fallback).
     Paginator takes it as it is: it has ``count()`` and slicing.
     """
 
-    def __init__(self, rows: QuerySet, order: list, *, narrow: bool):
+    # Topic counts come from every match here (see RankedMatches.topic_sample).
+    topic_sample: int | None = None
+
+    def __init__(self, rows: QuerySet, order: list):
         self.rows = rows
         self.order = order
-        self.narrow = narrow
         self._count: int | None = None
 
     def count(self) -> int:
@@ -139,31 +143,22 @@ class WorkMatches:
     def __getitem__(self, page: slice) -> list[Work]:
         from publications.selectors import works_with_authors
 
-        if not self.narrow:
-            return list(works_with_authors(self.rows.order_by(*self.order))[page])
-        ids = list(self.rows.order_by(*self.order).values_list("work_id", flat=True)[page])
-        found = {w.pk: w for w in works_with_authors(Work.objects.filter(pk__in=ids))}
-        return [found[pk] for pk in ids if pk in found]
-
-    def _work_ids(self) -> QuerySet:
-        return self.rows.order_by().values("work_id" if self.narrow else "id")
+        return list(works_with_authors(self.rows.order_by(*self.order))[page])
 
     def type_facets(self) -> list[dict]:
         """How many of the matching works are of each type, most common first."""
-        labels = dict(Work.Type.choices)
-        key = "work_id" if self.narrow else "id"
         rows = (
             self.rows.order_by()
             .values("type")
-            .annotate(count=Count(key))
+            .annotate(count=Count("id"))
             .order_by("-count", "type")[:FACET_LIMIT]
         )
-        return [{"value": r["type"], "label": labels.get(r["type"], r["type"]), **r} for r in rows]
+        return [_type_facet(r["type"], r["count"]) for r in rows]
 
     def topic_facets(self) -> list[dict]:
         """The topics most common among the matching works, with counts."""
         rows = (
-            WorkTopic.objects.filter(work_id__in=self._work_ids())
+            WorkTopic.objects.filter(work_id__in=self.rows.order_by().values("id"))
             .values("topic_id", "topic__name", "topic__key")
             .annotate(count=Count("work_id"))
             .order_by("-count", "topic__name")[:FACET_LIMIT]
@@ -171,6 +166,114 @@ class WorkMatches:
         return [
             {"value": r["topic__key"], "label": r["topic__name"], "count": r["count"]} for r in rows
         ]
+
+
+def _type_facet(value: str, count: int) -> dict:
+    label = dict(Work.Type.choices).get(value, value)
+    return {"value": value, "label": label, "count": count, "type": value}
+
+
+class RankedMatches:
+    """Full-text matches on PostgreSQL, read from the narrow ``WorkSearch`` rows.
+
+    One statement matches and ranks every work once and from that single pass
+    returns the count, the type facets, the ids of the best TOPIC_SAMPLE works in
+    order (the pages shown are cut from them) and the topic facets. Counts and
+    type facets cover every match; topic counts cover the best TOPIC_SAMPLE
+    matches, which ``topic_sample`` tells the page when there are more. Only the
+    works of the page shown are then loaded in full, by id.
+    """
+
+    ORDER = "rank DESC, cited_by_count DESC NULLS LAST, work_id DESC"
+
+    def __init__(self, rows: QuerySet):
+        # rows: the visible, filtered, matching WorkSearch rows annotated with rank
+        self.rows = rows
+        self._loaded = False
+
+    def _load(self) -> None:
+        if self._loaded:
+            return
+        matched_sql, params = (
+            self.rows.order_by().values("work_id", "type", "cited_by_count", "rank").query
+        ).sql_with_params()
+        worktopic = connection.ops.quote_name(WorkTopic._meta.db_table)
+        topic = connection.ops.quote_name(Topic._meta.db_table)
+        sql = f"""
+            WITH m AS MATERIALIZED ({matched_sql}),
+            best AS MATERIALIZED (
+                SELECT work_id, rank, cited_by_count FROM m ORDER BY {self.ORDER} LIMIT %s
+            )
+            SELECT 'type', type, '', count(*), NULL FROM m GROUP BY type
+            UNION ALL
+            SELECT 'best', '', '', count(*), array_agg(work_id ORDER BY {self.ORDER}) FROM best
+            UNION ALL
+            (SELECT 'topic', t.key, t.name, count(*), NULL
+             FROM best b
+             JOIN {worktopic} wt ON wt.work_id = b.work_id
+             JOIN {topic} t ON t.id = wt.topic_id
+             GROUP BY t.id, t.key, t.name
+             ORDER BY count(*) DESC, t.name
+             LIMIT %s)
+        """  # noqa: S608 - SQL compiled by Django, quoted identifiers, values as parameters
+        types, topics, best = [], [], []
+        with connection.cursor() as cursor:
+            cursor.execute(sql, (*params, TOPIC_SAMPLE, FACET_LIMIT))
+            for kind, key, label, count, ids in cursor.fetchall():
+                if kind == "type":
+                    types.append((key, count))
+                elif kind == "topic":
+                    topics.append({"value": key, "label": label, "count": count})
+                else:
+                    best = ids or []
+        types.sort(key=lambda pair: (-pair[1], pair[0]))
+        self._count = sum(count for _, count in types)
+        self._types = [_type_facet(value, count) for value, count in types[:FACET_LIMIT]]
+        self._topics = topics
+        self._best = best
+        self._loaded = True
+
+    def count(self) -> int:
+        self._load()
+        return self._count
+
+    def __len__(self) -> int:
+        return self.count()
+
+    def __iter__(self):
+        return iter(self[:])
+
+    def __getitem__(self, page: slice) -> list[Work]:
+        from publications.selectors import works_with_authors
+
+        self._load()
+        start, stop, _ = page.indices(self._count)
+        if stop <= len(self._best):
+            ids = self._best[start:stop]
+        else:  # deeper than the kept best works
+            ranked = self.rows.order_by(
+                "-rank", F("cited_by_count").desc(nulls_last=True), "-work_id"
+            )
+            ids = list(ranked.values_list("work_id", flat=True)[start:stop])
+        if not ids:
+            return []
+        found = {w.pk: w for w in works_with_authors(Work.objects.filter(pk__in=ids))}
+        return [found[pk] for pk in ids if pk in found]
+
+    @property
+    def topic_sample(self) -> int | None:
+        """How many best matches the topic counts cover, when that is not all of them."""
+        return TOPIC_SAMPLE if self.count() > TOPIC_SAMPLE else None
+
+    def type_facets(self) -> list[dict]:
+        """How many of the matching works are of each type, most common first."""
+        self._load()
+        return self._types
+
+    def topic_facets(self) -> list[dict]:
+        """The topics most common among the best matching works, with counts."""
+        self._load()
+        return self._topics
 
 
 def _narrow_rows(filters: WorkFilters) -> QuerySet:
@@ -201,17 +304,15 @@ def _authors_like(authors: QuerySet[Author], folded: str) -> QuerySet[Author]:
     )
 
 
-def search_works(query: str, filters: WorkFilters | None = None) -> WorkMatches:
+def search_works(query: str, filters: WorkFilters | None = None) -> WorkMatches | RankedMatches:
     """Visible works matching ``query`` and ``filters``, best first."""
     filters = filters or WorkFilters()
     if not _words(query):
-        return WorkMatches(Work.objects.none(), ["-id"], narrow=False)
+        return WorkMatches(Work.objects.none(), ["-id"])
     if _postgres():
         text = SearchQuery(query, config="english", search_type="websearch")
         found = _narrow_rows(filters).filter(search_vector=text)
-        ranked = found.annotate(rank=SearchRank(F("search_vector"), text))
-        order = ["-rank", F("cited_by_count").desc(nulls_last=True), "-work_id"]
-        matches = WorkMatches(ranked, order, narrow=True)
+        matches = RankedMatches(found.annotate(rank=SearchRank(F("search_vector"), text)))
         if matches.count():
             return matches
         folded = normalize_title(query)
@@ -221,19 +322,19 @@ def search_works(query: str, filters: WorkFilters | None = None) -> WorkMatches:
             .filter(rank__gte=TITLE_SIMILARITY)
         )
         order = ["-rank", F("cited_by_count").desc(nulls_last=True), "-id"]
-        return WorkMatches(similar, order, narrow=False)
+        return WorkMatches(similar, order)
     match = reduce(
         and_, (Q(title__icontains=word) | Q(abstract__icontains=word) for word in _words(query))
     )
     works = filters.apply(Work.objects.visible()).filter(match).annotate(rank=Value(0.0))
-    return WorkMatches(works, [Coalesce("cited_by_count", Value(-1)).desc(), "-id"], narrow=False)
+    return WorkMatches(works, [Coalesce("cited_by_count", Value(-1)).desc(), "-id"])
 
 
-def type_facets(matches: WorkMatches) -> list[dict]:
+def type_facets(matches: WorkMatches | RankedMatches) -> list[dict]:
     return matches.type_facets()
 
 
-def topic_facets(matches: WorkMatches) -> list[dict]:
+def topic_facets(matches: WorkMatches | RankedMatches) -> list[dict]:
     return matches.topic_facets()
 
 

@@ -56,6 +56,7 @@ def search(request: HttpRequest) -> HttpResponse:
                 filters=filters,
                 type_facets=matches.type_facets(),
                 topic_facets=matches.topic_facets(),
+                topic_sample=matches.topic_sample,
             )
     return render(request, "publications/search.html", context)
 

@@ -178,6 +178,8 @@ def test_the_narrow_search_rows_follow_the_works():
     assert titles(search_works("whiskers", WorkFilters(type="preprint", year_from=2024))) == [
         "Whiskers in sodium anodes"
     ]
+    Work.objects.filter(pk=work.pk).update(abstract="Grown on a copper lattice.")
+    assert titles(search_works("lattice")) == ["Whiskers in sodium anodes"]
     Work.objects.filter(pk=work.pk).update(merged_into=other)
     assert titles(search_works("whiskers")) == []
     Work.objects.filter(pk=work.pk).update(merged_into=None, cited_by_count=7)
@@ -195,8 +197,81 @@ def test_a_common_word_is_counted_paged_and_faceted_in_a_fixed_number_of_queries
         work = WorkFactory(title=f"Learning example {n}", type="preprint" if n % 3 else "article")
         WorkTopic.objects.create(work=work, topic=topic)
         AuthorshipFactory(work=work)
-    with django_assert_max_num_queries(12):
+    with django_assert_max_num_queries(9):
         html = client.get("/search/", {"q": "learning", "page": 2}).content.decode()
     assert "45 works" in html
     assert "Machine learning (45)" in html and "Preprint (30)" in html and "Article (15)" in html
     assert html.count('class="work-title"') == 20
+
+
+@postgres_only
+def test_works_inserted_together_all_get_search_rows():
+    from publications.models import WorkSearch
+
+    works = Work.objects.bulk_create(
+        Work(title=f"Perovskite cell {n}", normalized_title=f"perovskite cell {n}")
+        for n in range(30)
+    )
+    assert WorkSearch.objects.filter(work__in=works).count() == 30
+    assert search_works("perovskite").count() == 30
+
+
+@postgres_only
+def test_every_page_follows_one_order_also_past_the_kept_best_works(monkeypatch):
+    from django.contrib.postgres.search import SearchQuery, SearchRank
+    from django.db.models import F
+
+    from publications import search
+    from publications.models import WorkSearch
+
+    monkeypatch.setattr(search, "TOPIC_SAMPLE", 7)
+    for n in range(25):
+        WorkFactory(
+            title="Spin glass" if n % 4 else "Spin glass, spin glass dynamics",
+            abstract="" if n % 3 else "A spin model.",
+            cited_by_count=n % 5 or None,
+        )
+    text = SearchQuery("spin", config="english", search_type="websearch")
+    expected = list(
+        WorkSearch.objects.filter(search_vector=text)
+        .annotate(rank=SearchRank(F("search_vector"), text))
+        .order_by("-rank", F("cited_by_count").desc(nulls_last=True), "-work_id")
+        .values_list("work_id", flat=True)
+    )
+    matches = search_works("spin")
+    assert matches.count() == 25
+    pages = [w.pk for start in range(0, 25, 6) for w in matches[start : start + 6]]
+    assert pages == expected
+    assert [w.pk for w in matches[5:9]] == expected[5:9]  # across the kept and the rest
+    assert matches.topic_sample == 7
+
+
+@postgres_only
+def test_topic_counts_of_a_large_result_come_from_its_best_works_and_the_page_says_so(
+    client, monkeypatch
+):
+    from publications import search
+
+    monkeypatch.setattr(search, "TOPIC_SAMPLE", 10)
+    best = Topic.objects.create(key="arxiv:cs.AI", name="Most cited topic", kind="arxiv")
+    even = Topic.objects.create(key="arxiv:cs.CL", name="Even topic", kind="arxiv")
+    for n in range(45):
+        work = WorkFactory(
+            title=f"Learning example {n}",
+            type="preprint" if n % 3 else "article",
+            cited_by_count=n,
+        )
+        if n >= 35:
+            WorkTopic.objects.create(work=work, topic=best)
+        if n % 2 == 0:
+            WorkTopic.objects.create(work=work, topic=even)
+    html = client.get("/search/", {"q": "learning"}).content.decode()
+    assert "45 works" in html and "Preprint (30)" in html and "Article (15)" in html
+    assert "Most cited topic (10)" in html and "Even topic (5)" in html
+    assert "Topic counts are among the 10 best matches." in html
+    assert 'aria-describedby="topic-sample"' in html
+
+    monkeypatch.setattr(search, "TOPIC_SAMPLE", 45)
+    html = client.get("/search/", {"q": "learning"}).content.decode()
+    assert "Most cited topic (10)" in html and "Even topic (23)" in html
+    assert "Topic counts are among" not in html
