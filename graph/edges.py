@@ -1,9 +1,19 @@
 """Co-authorship edges: one row per pair of visible authors who share a visible work.
 
-``edges_refresh`` recounts only the pairs that involve the given authors (what an
-import batch touched); ``edges_rebuild`` recounts everything. Both are single
-set-based statements, so neither holds the graph in memory, and both give the
-same rows for the same data (tests compare them).
+The edges are counted from ``CountedAuthorship``: the visible authorships as they
+stood when last counted. ``edges_refresh`` takes the works a change can have
+touched and compares their counted rows with their authorships now:
+
+- a pair a work gained gets one more joint work (an upsert, nothing recounted);
+- a pair a work lost, or kept under another year, is recounted from the counted
+  rows (only those pairs);
+
+then the works' counted rows are replaced. So an import batch of new works costs
+what its own pairs cost, however prolific their authors are. ``edges_rebuild``
+copies every authorship and counts every pair. Both are set-based statements that
+never hold the graph in memory, and they give the same rows for the same data
+(the tests compare them). Writers take one lock (on PostgreSQL an advisory lock),
+so two updates never count the same change twice.
 """
 
 from __future__ import annotations
@@ -17,30 +27,41 @@ from graph.models import CoauthorEdge
 
 logger = logging.getLogger("graph")
 
-# Touched authors handled per statement (keeps parameter lists short on SQLite).
-CHUNK = 500
-# Up to this many touched authors, every pair involving them is recounted.
-FULL_RECOUNT_UP_TO = 50
-SQLITE_SET_LIMIT = 10_000
+# pg_advisory_xact_lock key of the edge writers ("grap").
+LOCK_KEY = 0x67726170
 
-_PAIRS = """
-    SELECT
-        CASE WHEN a1.author_id < a2.author_id THEN a1.author_id ELSE a2.author_id END,
-        CASE WHEN a1.author_id < a2.author_id THEN a2.author_id ELSE a1.author_id END,
-        COUNT(*),
-        MIN(w.publication_year),
-        MAX(w.publication_year),
-        {now}
-    FROM publications_authorship a1
-    JOIN publications_authorship a2
-      ON a2.work_id = a1.work_id AND a2.author_id <> a1.author_id
-    JOIN publications_work w ON w.id = a1.work_id AND w.merged_into_id IS NULL
-    JOIN publications_author p1
-      ON p1.id = a1.author_id AND p1.merged_into_id IS NULL AND NOT p1.is_deleted
-    JOIN publications_author p2
-      ON p2.id = a2.author_id AND p2.merged_into_id IS NULL AND NOT p2.is_deleted
-    WHERE {where}
-    GROUP BY 1, 2
+_TEMP_TABLES = {
+    "graph_tmp_authors": "author_id bigint PRIMARY KEY",
+    "graph_tmp_works": "work_id bigint PRIMARY KEY",
+    "graph_tmp_new": "work_id bigint, author_id bigint, year integer, "
+    "PRIMARY KEY (work_id, author_id)",
+    "graph_tmp_recount": "lo bigint, hi bigint, PRIMARY KEY (lo, hi)",
+}
+
+# The visible authorships of the works in question, as they are now.
+_CURRENT = """
+    INSERT INTO graph_tmp_new (work_id, author_id, year)
+    SELECT a.work_id, a.author_id, w.publication_year
+    FROM graph_tmp_works t
+    JOIN publications_work w ON w.id = t.work_id AND w.merged_into_id IS NULL
+    JOIN publications_authorship a ON a.work_id = t.work_id
+    JOIN publications_author p
+      ON p.id = a.author_id AND p.merged_into_id IS NULL AND NOT p.is_deleted
+"""
+
+# Pairs one of the works counted before and no longer has under the same year.
+_LOST = """
+    INSERT INTO graph_tmp_recount (lo, hi)
+    SELECT DISTINCT o1.author_id, o2.author_id
+    FROM graph_tmp_works t
+    JOIN graph_countedauthorship o1 ON o1.work_id = t.work_id
+    JOIN graph_countedauthorship o2 ON o2.work_id = o1.work_id AND o2.author_id > o1.author_id
+    WHERE NOT EXISTS (
+        SELECT 1 FROM graph_tmp_new n1
+        JOIN graph_tmp_new n2 ON n2.work_id = n1.work_id
+        WHERE n1.work_id = o1.work_id AND n1.author_id = o1.author_id
+          AND n2.author_id = o2.author_id AND COALESCE(n1.year, -1) = COALESCE(o1.year, -1)
+    )
 """
 
 _INSERT = (
@@ -49,112 +70,160 @@ _INSERT = (
 )
 
 
-_DELETE_AMONG = (
-    "DELETE FROM graph_coauthoredge WHERE author_low_id {inside} AND author_high_id {inside}"
-)
-_DELETE_GONE = """
-    DELETE FROM graph_coauthoredge
-    WHERE author_low_id IN (
-        SELECT id FROM publications_author
-        WHERE id {inside} AND (merged_into_id IS NOT NULL OR is_deleted))
-    OR author_high_id IN (
-        SELECT id FROM publications_author
-        WHERE id {inside} AND (merged_into_id IS NOT NULL OR is_deleted))
-"""
+def _earliest(column: str, pick: str) -> str:
+    """The earlier (``pick='<'``) or later (``'>'``) of the stored and the new year."""
+    stored, new = f"graph_coauthoredge.{column}", f"excluded.{column}"
+    return (
+        f"{column} = CASE WHEN {new} IS NULL THEN {stored} "
+        f"WHEN {stored} IS NULL OR {new} {pick} {stored} THEN {new} ELSE {stored} END"
+    )
 
 
-def _now_sql() -> str:
-    return "CURRENT_TIMESTAMP"
-
-
-def edges_refresh(author_ids: Iterable[int]) -> int:
-    """Recount the edges the change to ``author_ids`` can have touched; return rows written.
-
-    A few authors (a curation decision, a "not mine"): every pair involving them is
-    recounted. Many authors (an import batch, which names every author of every
-    work it changed, before and after): a pair can only have changed if both its
-    authors wrote one of those works, so only pairs *among* them are recounted,
-    and authors no longer visible lose all their edges.
+# Pairs the works gained (not counted before under the same year), added to the
+# stored counts; pairs being recounted are left to the recount.
+_GAINED = (
+    _INSERT
+    + """
+    SELECT n1.author_id, n2.author_id, COUNT(*), MIN(n1.year), MAX(n1.year), CURRENT_TIMESTAMP
+    FROM graph_tmp_new n1
+    JOIN graph_tmp_new n2 ON n2.work_id = n1.work_id AND n2.author_id > n1.author_id
+    WHERE NOT EXISTS (
+        SELECT 1 FROM graph_countedauthorship o1
+        JOIN graph_countedauthorship o2 ON o2.work_id = o1.work_id
+        WHERE o1.work_id = n1.work_id AND o1.author_id = n1.author_id
+          AND o2.author_id = n2.author_id AND COALESCE(o1.year, -1) = COALESCE(n1.year, -1)
+    )
+    AND NOT EXISTS (
+        SELECT 1 FROM graph_tmp_recount r WHERE r.lo = n1.author_id AND r.hi = n2.author_id
+    )
+    GROUP BY n1.author_id, n2.author_id
+    ON CONFLICT (author_low_id, author_high_id) DO UPDATE SET
+        joint_works = graph_coauthoredge.joint_works + excluded.joint_works,
     """
-    ids = sorted({int(a) for a in author_ids})
-    if len(ids) <= FULL_RECOUNT_UP_TO or (
-        connection.vendor != "postgresql" and len(ids) > SQLITE_SET_LIMIT
-    ):
-        return _refresh_every_pair(ids)
-    return _refresh_pairs_among(ids)
+    + _earliest("first_year", "<")
+    + ",\n"
+    + _earliest("last_year", ">")
+    + ",\n        updated_at = excluded.updated_at"
+)
 
+_REPLACE_COUNTED = (
+    "DELETE FROM graph_countedauthorship WHERE work_id IN (SELECT work_id FROM graph_tmp_works)",
+    "INSERT INTO graph_countedauthorship (work_id, author_id, year) "
+    "SELECT work_id, author_id, year FROM graph_tmp_new",
+)
 
-def _refresh_every_pair(ids: list[int]) -> int:
-    written = 0
-    for start in range(0, len(ids), CHUNK):
-        chunk = ids[start : start + CHUNK]
-        marks = ", ".join(["%s"] * len(chunk))
-        with transaction.atomic(), connection.cursor() as cursor:
-            delete = "DELETE FROM graph_coauthoredge WHERE author_low_id IN ({0}) OR {1} IN ({0})"
-            cursor.execute(delete.format(marks, "author_high_id"), chunk + chunk)
-            # Pairs are counted once: from the touched side when only one side is
-            # touched, from the lower id when both are.
-            where = (
-                f"a1.author_id IN ({marks}) AND "
-                f"(a2.author_id NOT IN ({marks}) OR a1.author_id < a2.author_id)"
-            )
-            cursor.execute(_INSERT + _PAIRS.format(now=_now_sql(), where=where), chunk + chunk)
-            written += max(cursor.rowcount, 0)
-    return written
+_RECOUNT = (
+    "DELETE FROM graph_coauthoredge WHERE (author_low_id, author_high_id) IN "
+    "(SELECT lo, hi FROM graph_tmp_recount)",
+    _INSERT
+    + """
+    SELECT r.lo, r.hi, COUNT(*), MIN(c1.year), MAX(c1.year), CURRENT_TIMESTAMP
+    FROM graph_tmp_recount r
+    JOIN graph_countedauthorship c1 ON c1.author_id = r.lo
+    JOIN graph_countedauthorship c2 ON c2.work_id = c1.work_id AND c2.author_id = r.hi
+    GROUP BY r.lo, r.hi
+    """,
+)
 
-
-_AMONG_POSTGRES = """
-    SELECT a1.author_id, a2.author_id, COUNT(*), MIN(w.publication_year),
-           MAX(w.publication_year), CURRENT_TIMESTAMP
-    FROM publications_authorship a1
-    JOIN publications_authorship a2
-      ON a2.work_id = a1.work_id AND a1.author_id < a2.author_id
-    JOIN publications_work w ON w.id = a1.work_id AND w.merged_into_id IS NULL
-    WHERE a1.author_id = ANY(%s::bigint[]) AND a2.author_id = ANY(%s::bigint[])
-    GROUP BY a1.author_id, a2.author_id
+# Every work an author has now or had when last counted.
+_WORKS_OF_AUTHORS = """
+    INSERT INTO graph_tmp_works (work_id)
+    SELECT c.work_id FROM graph_countedauthorship c
+    JOIN graph_tmp_authors t ON t.author_id = c.author_id
+    UNION
+    SELECT a.work_id FROM publications_authorship a
+    JOIN graph_tmp_authors t ON t.author_id = a.author_id
 """
 
 
-def _refresh_pairs_among(ids: list[int]) -> int:
+def _lock(cursor) -> None:
     if connection.vendor == "postgresql":
-        with transaction.atomic(), connection.cursor() as cursor:
-            cursor.execute("SET LOCAL work_mem = '64MB'")
-            cursor.execute(_DELETE_AMONG.format(inside="= ANY(%s::bigint[])"), [ids, ids])
-            cursor.execute(
-                "SELECT array_agg(id) FROM publications_author WHERE id = ANY(%s::bigint[]) "
-                "AND merged_into_id IS NULL AND NOT is_deleted",
-                [ids],
-            )
-            visible = cursor.fetchone()[0] or []
-            cursor.execute(_INSERT + _AMONG_POSTGRES, [visible, visible])
-            written = max(cursor.rowcount, 0)
-            cursor.execute(_DELETE_GONE.format(inside="= ANY(%s::bigint[])"), [ids, ids])
-        return written
+        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [LOCK_KEY])
+
+
+def _temp_tables(cursor) -> None:
+    """Create (once per connection) and empty the scratch tables of an update."""
+    on_commit = " ON COMMIT DELETE ROWS" if connection.vendor == "postgresql" else ""
+    for name, columns in _TEMP_TABLES.items():
+        cursor.execute(f"CREATE TEMP TABLE IF NOT EXISTS {name} ({columns}){on_commit}")
+        cursor.execute(f"DELETE FROM {name}")
+
+
+def _fill(cursor, table: str, column: str, ids: list[int]) -> None:
     if connection.vendor == "postgresql":
-        inside, params = "= ANY(%s::bigint[])", [ids]
+        cursor.execute(f"INSERT INTO {table} ({column}) SELECT unnest(%s::bigint[])", [ids])
     else:
-        inside, params = "IN ({})".format(", ".join(["%s"] * len(ids))), ids
+        cursor.executemany(f"INSERT INTO {table} ({column}) VALUES (%s)", [(i,) for i in ids])
+
+
+def edges_refresh(author_ids: Iterable[int] = (), work_ids: Iterable[int] | None = None) -> int:
+    """Bring the edges up to date after a change; return the edge rows written.
+
+    ``work_ids``: the works the change wrote (an import batch knows them); only
+    they can have changed. Without them (a curation decision, an author marked
+    deleted), every work the authors have now or had when last counted.
+    """
+    works = sorted({int(w) for w in work_ids or () if w})
+    authors = sorted({int(a) for a in author_ids if a})
+    if not works and not authors:
+        return 0
     with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute(_DELETE_AMONG.format(inside=inside), params * 2)
-        where = f"a1.author_id {inside} AND a2.author_id {inside} AND a1.author_id < a2.author_id"
-        cursor.execute(_INSERT + _PAIRS.format(now=_now_sql(), where=where), params * 2)
+        _lock(cursor)
+        _temp_tables(cursor)
+        if works:
+            _fill(cursor, "graph_tmp_works", "work_id", works)
+        else:
+            _fill(cursor, "graph_tmp_authors", "author_id", authors)
+            cursor.execute(_WORKS_OF_AUTHORS)
+        if connection.vendor == "postgresql":
+            cursor.execute("ANALYZE graph_tmp_works")
+        cursor.execute(_CURRENT)
+        cursor.execute(_LOST)
+        cursor.execute(_GAINED)
         written = max(cursor.rowcount, 0)
-        cursor.execute(_DELETE_GONE.format(inside=inside), params * 2)
+        for statement in _REPLACE_COUNTED + _RECOUNT:
+            cursor.execute(statement)
+        written += max(cursor.rowcount, 0)
     return written
+
+
+_COUNT_ALL = """
+    INSERT INTO graph_countedauthorship (work_id, author_id, year)
+    SELECT a.work_id, a.author_id, w.publication_year
+    FROM publications_authorship a
+    JOIN publications_work w ON w.id = a.work_id AND w.merged_into_id IS NULL
+    JOIN publications_author p
+      ON p.id = a.author_id AND p.merged_into_id IS NULL AND NOT p.is_deleted
+"""
+
+_PAIRS_ALL = """
+    SELECT c1.author_id, c2.author_id, COUNT(*), MIN(c1.year), MAX(c1.year), CURRENT_TIMESTAMP
+    FROM graph_countedauthorship c1
+    JOIN graph_countedauthorship c2 ON c2.work_id = c1.work_id AND c2.author_id > c1.author_id
+    GROUP BY c1.author_id, c2.author_id
+"""
 
 
 def edges_rebuild() -> int:
     """Recount every pair from scratch; return the number of edges."""
-    if connection.vendor == "postgresql":
+    postgres = connection.vendor == "postgresql"
+    if postgres:
         # Fresh statistics first: a plan built on stale ones can loop for hours.
         with connection.cursor() as cursor:
             cursor.execute(
                 "ANALYZE publications_author, publications_authorship, publications_work"
             )
     with transaction.atomic(), connection.cursor() as cursor:
+        _lock(cursor)
+        if postgres:
+            cursor.execute("SET LOCAL work_mem = '256MB'")
+        cursor.execute("DELETE FROM graph_countedauthorship")
+        cursor.execute(_COUNT_ALL)
+        if postgres:
+            cursor.execute("ANALYZE graph_countedauthorship")
         cursor.execute("DELETE FROM graph_coauthoredge")
-        cursor.execute(_INSERT + _PAIRS.format(now=_now_sql(), where="a1.author_id < a2.author_id"))
-    if connection.vendor == "postgresql":
+        cursor.execute(_INSERT + _PAIRS_ALL)
+    if postgres:
         with connection.cursor() as cursor:
             cursor.execute("ANALYZE graph_coauthoredge")
     count = CoauthorEdge.objects.count()

@@ -35,3 +35,24 @@ class CoauthorEdge(models.Model):
 
     def __str__(self) -> str:
         return f"{self.author_low_id} - {self.author_high_id} ({self.joint_works})"
+
+
+class CountedAuthorship(models.Model):
+    """What the edges were last counted from: each visible author of each visible work.
+
+    The incremental update compares a work's rows here with its current authorships
+    and adds or recounts only the pairs that differ, then stores the new rows. Plain
+    ids, not foreign keys: a row outlives a deleted work until the next update
+    subtracts it.
+    """
+
+    pk = models.CompositePrimaryKey("work_id", "author_id")
+    work_id = models.BigIntegerField()
+    author_id = models.BigIntegerField()
+    year = models.PositiveIntegerField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["author_id", "work_id"], name="counted_author_idx")]
+
+    def __str__(self) -> str:
+        return f"work {self.work_id}: author {self.author_id}"

@@ -1,4 +1,4 @@
-"""Keep the edges current: each committed import batch names the authors it touched."""
+"""Keep the edges current: each committed import batch names the authors and works it touched."""
 
 from __future__ import annotations
 
@@ -8,9 +8,10 @@ from publications.signals import authors_changed
 
 
 @receiver(authors_changed, dispatch_uid="graph.update_edges_after_import")
-def after_import(sender, author_ids=(), **kwargs) -> None:
+def after_import(sender, author_ids=(), work_ids=None, **kwargs) -> None:
     from graph import tasks
 
     ids = sorted({int(pk) for pk in author_ids or () if pk})
+    works = sorted({int(pk) for pk in work_ids or () if pk}) or None
     if ids:
-        tasks.update_edges.delay(ids)
+        tasks.update_edges.delay(ids, works)

@@ -92,11 +92,11 @@ def slice_request(author_id: int) -> bool:
     return True
 
 
-def edges_update(author_ids: Iterable[int]) -> int:
-    """After an import batch: recount the touched authors' edges, renew their versions."""
+def edges_update(author_ids: Iterable[int], work_ids: Iterable[int] | None = None) -> int:
+    """After an import batch or a decision: update the edges, renew the authors' versions."""
     ids = sorted({int(a) for a in author_ids if a})
     if not ids:
         return 0
-    written = edges.edges_refresh(ids)
+    written = edges.edges_refresh(ids, work_ids)
     versions_bump(ids)
     return written

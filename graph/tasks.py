@@ -8,9 +8,9 @@ from graph import edges, services
 
 
 @shared_task(name="graph.tasks.update_edges", soft_time_limit=600, time_limit=660)
-def update_edges(author_ids: list[int]) -> int:
-    """Recount the co-author edges of the authors an import batch touched."""
-    return services.edges_update(author_ids)
+def update_edges(author_ids: list[int], work_ids: list[int] | None = None) -> int:
+    """Update the co-author edges after an import batch (its works) or a decision (authors)."""
+    return services.edges_update(author_ids, work_ids)
 
 
 @shared_task(name="graph.tasks.rebuild_edges", soft_time_limit=3 * 3600, time_limit=3 * 3600 + 300)

@@ -444,7 +444,7 @@ def _write_batch(
         _advance(run, result, len(payloads), len(problems), after, total)
         ImportProblem.objects.bulk_create(problems)
         if result.author_ids:
-            _queue_follow_up(sorted(result.author_ids))
+            _queue_follow_up(sorted(result.author_ids), sorted(result.work_ids))
     return prepared.external_ids(changed, mapped)
 
 
@@ -577,12 +577,14 @@ def _advance(run, result: BatchResult, count: int, problems: int, after: Positio
         setattr(run, name, value)
 
 
-def _queue_follow_up(author_ids: list[int]) -> None:
+def _queue_follow_up(author_ids: list[int], work_ids: list[int]) -> None:
     from publications import tasks
 
     def follow_up() -> None:
         tasks.refresh_author_metrics.delay(author_ids)
-        signals.authors_changed.send(sender=ImportRun, author_ids=author_ids)
+        signals.authors_changed.send(
+            sender=ImportRun, author_ids=author_ids, work_ids=work_ids or None
+        )
 
     transaction.on_commit(follow_up)
 
@@ -674,7 +676,7 @@ def import_payload(*, run: ImportRun | None, entity: str, payload) -> BatchResul
     with transaction.atomic():
         result = _ingest(run, entity, [(payload, record)])
         if result.author_ids:
-            _queue_follow_up(sorted(result.author_ids))
+            _queue_follow_up(sorted(result.author_ids), sorted(result.work_ids))
     return result
 
 

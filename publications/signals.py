@@ -7,4 +7,6 @@ and trust apps connect to it to queue their own recomputation.
 
 from django.dispatch import Signal
 
-authors_changed = Signal()  # kwargs: author_ids: list[int]
+# kwargs: author_ids: list[int]; work_ids: list[int] | None, the works an import
+# batch wrote (None when a decision changed authors rather than works).
+authors_changed = Signal()

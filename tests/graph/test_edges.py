@@ -74,10 +74,63 @@ def test_a_deleted_author_has_no_edges(known):
     assert not CoauthorEdge.objects.filter(author_low_id=dee.pk).exists()
 
 
-def test_an_update_touching_more_authors_than_one_chunk_equals_a_rebuild(known, monkeypatch):
-    monkeypatch.setattr(edges, "CHUNK", 2)
-    edges.edges_refresh([a.pk for a in known.people.values()])
-    assert known.edges() == EXPECTED
+def test_refreshing_the_same_works_twice_changes_nothing(known):
+    new = WorkFactory(title="New work", publication_year=2024)
+    link(new, [known.people["ada"], known.people["bob"]])
+    edges.edges_refresh([known.pk("ada"), known.pk("bob")], work_ids=[new.pk])
+    once = known.edges()
+    assert ("ada", "bob", 3, 2018, 2024) in once
+    edges.edges_refresh([known.pk("ada"), known.pk("bob")], work_ids=[new.pk])
+    edges.edges_refresh([known.pk("ada"), known.pk("bob")])
+    assert known.edges() == once == rebuilt(known)
+
+
+def test_a_batch_of_new_works_adds_to_its_own_pairs_and_rewrites_no_other(known):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    long_ago = timezone.now() - timedelta(days=30)
+    CoauthorEdge.objects.update(updated_at=long_ago)
+    new = WorkFactory(title="New work", publication_year=2016)
+    link(new, [known.people["ada"], known.people["eve"], known.people["cy"]])
+    written = edges.edges_refresh(
+        [known.pk("ada"), known.pk("eve"), known.pk("cy")], work_ids=[new.pk]
+    )
+    assert written == 3
+    touched = {
+        (e.author_low_id, e.author_high_id)
+        for e in CoauthorEdge.objects.filter(updated_at__gt=long_ago)
+    }
+    assert len(touched) == 3
+    incremental = known.edges()
+    assert ("ada", "cy", 2, 2016, 2018) in incremental
+    assert ("ada", "eve", 1, 2016, 2016) in incremental
+    assert incremental == rebuilt(known)
+
+
+def test_a_work_whose_year_or_authors_changed_is_recounted_by_its_id(known):
+    w1 = known.works["w1"]
+    w1.publication_year = 2025
+    w1.save(update_fields=["publication_year"])
+    Authorship.objects.filter(work=w1, author=known.people["cy"]).delete()
+    AuthorshipFactory(work=w1, author=known.people["eve"], position=3)
+    edges.edges_refresh([known.pk("cy"), known.pk("eve")], work_ids=[w1.pk])
+    incremental = known.edges()
+    assert ("ada", "bob", 2, 2019, 2025) in incremental
+    assert ("ada", "eve", 1, 2025, 2025) in incremental
+    assert ("bob", "cy", 1, 2020, 2020) in incremental
+    assert incremental == rebuilt(known)
+
+
+def test_a_work_deleted_outright_is_subtracted(known):
+    w3 = known.works["w3"]
+    w3_id = w3.pk
+    w3.delete()
+    edges.edges_refresh([known.pk("bob"), known.pk("cy")], work_ids=[w3_id])
+    incremental = known.edges()
+    assert ("bob", "cy", 1, 2018, 2018) in incremental
+    assert incremental == rebuilt(known)
 
 
 def test_an_import_batch_updates_the_edges_and_renews_the_slice_version(known):
@@ -99,9 +152,8 @@ def test_the_rebuild_command_reports_the_count(known, capsys):
     assert known.edges() == EXPECTED
 
 
-@pytest.mark.parametrize("path", ["every pair", "pairs among the touched"])
-def test_both_update_paths_equal_a_rebuild_after_an_import_like_change(known, monkeypatch, path):
-    monkeypatch.setattr(edges, "FULL_RECOUNT_UP_TO", 50 if path == "every pair" else 0)
+@pytest.mark.parametrize("by", ["authors", "works"])
+def test_both_ways_of_naming_a_change_equal_a_rebuild(known, by):
     ada, cy, eve = known.people["ada"], known.people["cy"], known.people["eve"]
     # A re-imported w1 lost Cy and gained Eve; Dee's record was merged into Ada's.
     Authorship.objects.filter(work=known.works["w1"], author=cy).delete()
@@ -110,7 +162,8 @@ def test_both_update_paths_equal_a_rebuild_after_an_import_like_change(known, mo
     dee.merged_into = ada
     dee.save(update_fields=["merged_into"])
     touched = [ada.pk, known.pk("bob"), cy.pk, eve.pk, dee.pk]
-    edges.edges_refresh(touched)
+    works = [known.works["w1"].pk, known.works["w4"].pk] if by == "works" else None
+    edges.edges_refresh(touched, works)
     incremental = known.edges()
     assert ("ada", "eve", 1, 2018, 2018) in incremental
     assert not any("dee" in pair[:2] for pair in incremental)
