@@ -82,7 +82,7 @@ def _earliest(column: str, pick: str) -> str:
 # Pairs the works gained (not counted before under the same year), added to the
 # stored counts; pairs being recounted are left to the recount.
 _GAINED = (
-    _INSERT
+    _INSERT  # noqa: S608 - fixed SQL, no values in it
     + """
     SELECT n1.author_id, n2.author_id, COUNT(*), MIN(n1.year), MAX(n1.year), CURRENT_TIMESTAMP
     FROM graph_tmp_new n1
@@ -115,7 +115,7 @@ _REPLACE_COUNTED = (
 _RECOUNT = (
     "DELETE FROM graph_coauthoredge WHERE (author_low_id, author_high_id) IN "
     "(SELECT lo, hi FROM graph_tmp_recount)",
-    _INSERT
+    _INSERT  # noqa: S608 - fixed SQL, no values in it
     + """
     SELECT r.lo, r.hi, COUNT(*), MIN(c1.year), MAX(c1.year), CURRENT_TIMESTAMP
     FROM graph_tmp_recount r
@@ -146,31 +146,36 @@ def _temp_tables(cursor) -> None:
     on_commit = " ON COMMIT DELETE ROWS" if connection.vendor == "postgresql" else ""
     for name, columns in _TEMP_TABLES.items():
         cursor.execute(f"CREATE TEMP TABLE IF NOT EXISTS {name} ({columns}){on_commit}")
-        cursor.execute(f"DELETE FROM {name}")
+        cursor.execute(f"DELETE FROM {name}")  # noqa: S608 - names from _TEMP_TABLES
 
 
 def _fill(cursor, table: str, column: str, ids: list[int]) -> None:
+    insert = f"INSERT INTO {table} ({column})"  # names fixed in this module
     if connection.vendor == "postgresql":
-        cursor.execute(f"INSERT INTO {table} ({column}) SELECT unnest(%s::bigint[])", [ids])
+        cursor.execute(f"{insert} SELECT unnest(%s::bigint[])", [ids])
     else:
-        cursor.executemany(f"INSERT INTO {table} ({column}) VALUES (%s)", [(i,) for i in ids])
+        cursor.executemany(f"{insert} VALUES (%s)", [(i,) for i in ids])
 
 
 def edges_refresh(author_ids: Iterable[int] = (), work_ids: Iterable[int] | None = None) -> int:
     """Bring the edges up to date after a change; return the edge rows written.
 
-    ``work_ids``: the works the change wrote (an import batch knows them); only
-    they can have changed. Without them (a curation decision, an author marked
-    deleted), every work the authors have now or had when last counted.
+    ``work_ids``: the works whose authors may have changed (an import batch knows
+    them); only their pairs can have changed, and an empty list means none did.
+    ``None`` (a curation decision): every work the authors have now or had when
+    last counted.
     """
-    works = sorted({int(w) for w in work_ids or () if w})
     authors = sorted({int(a) for a in author_ids if a})
-    if not works and not authors:
+    if work_ids is not None:
+        works = sorted({int(w) for w in work_ids if w})
+        if not works:
+            return 0
+    elif not authors:
         return 0
     with transaction.atomic(), connection.cursor() as cursor:
         _lock(cursor)
         _temp_tables(cursor)
-        if works:
+        if work_ids is not None:
             _fill(cursor, "graph_tmp_works", "work_id", works)
         else:
             _fill(cursor, "graph_tmp_authors", "author_id", authors)
@@ -217,7 +222,8 @@ def edges_rebuild() -> int:
         _lock(cursor)
         if postgres:
             cursor.execute("SET LOCAL work_mem = '256MB'")
-        cursor.execute("DELETE FROM graph_countedauthorship")
+        # Only edge writers (who hold the lock) read the counted rows: truncate them.
+        cursor.execute(("TRUNCATE" if postgres else "DELETE FROM") + " graph_countedauthorship")
         cursor.execute(_COUNT_ALL)
         if postgres:
             cursor.execute("ANALYZE graph_countedauthorship")

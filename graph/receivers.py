@@ -12,6 +12,6 @@ def after_import(sender, author_ids=(), work_ids=None, **kwargs) -> None:
     from graph import tasks
 
     ids = sorted({int(pk) for pk in author_ids or () if pk})
-    works = sorted({int(pk) for pk in work_ids or () if pk}) or None
+    works = None if work_ids is None else sorted({int(pk) for pk in work_ids if pk})
     if ids:
         tasks.update_edges.delay(ids, works)

@@ -582,9 +582,7 @@ def _queue_follow_up(author_ids: list[int], work_ids: list[int]) -> None:
 
     def follow_up() -> None:
         tasks.refresh_author_metrics.delay(author_ids)
-        signals.authors_changed.send(
-            sender=ImportRun, author_ids=author_ids, work_ids=work_ids or None
-        )
+        signals.authors_changed.send(sender=ImportRun, author_ids=author_ids, work_ids=work_ids)
 
     transaction.on_commit(follow_up)
 

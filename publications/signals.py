@@ -7,6 +7,7 @@ and trust apps connect to it to queue their own recomputation.
 
 from django.dispatch import Signal
 
-# kwargs: author_ids: list[int]; work_ids: list[int] | None, the works an import
-# batch wrote (None when a decision changed authors rather than works).
+# kwargs: author_ids: list[int]; work_ids: list[int] | None, the works whose authors
+# may have changed (an import batch knows them: the works it wrote, and the works of
+# an author it marked deleted); None when a decision changed the authors themselves.
 authors_changed = Signal()

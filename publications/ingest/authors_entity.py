@@ -11,7 +11,7 @@ from publications.ingest import entities
 from publications.ingest.hashing import content_hash
 from publications.ingest.rows import any_of, present_in
 from publications.ingest.works import BatchResult
-from publications.models import Author, AuthorInstitution, SourceRecord
+from publications.models import Author, AuthorInstitution, Authorship, SourceRecord
 from publications.records import AuthorRecord, InstitutionRef
 
 AUTHOR_FIELDS = ["display_name", "normalized_name", "alternative_names", "orcid", "is_deleted"]
@@ -77,7 +77,13 @@ def ingest_authors(
         author = author or Author()
         if author.merged_into_id:
             author = Author.objects.get(pk=author.merged_into_id)
+        was_deleted = author.is_deleted
         _apply(author, record, orcid_free=record.orcid not in taken)
+        if author.pk and author.is_deleted != was_deleted:
+            # Marked deleted (or back): every work of the author lost (or regained) them.
+            result.work_ids.update(
+                Authorship.objects.filter(author=author).values_list("work_id", flat=True)
+            )
         author.save()
         _write_affiliations(author, record, institutions)
         result.created += created

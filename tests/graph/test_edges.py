@@ -187,3 +187,62 @@ def test_a_curation_decision_updates_the_edges(known, django_capture_on_commit_c
     assert (known.pk("ada"), new.pk, 1) in after
     edges.edges_rebuild()
     assert after == raw_edges()
+
+
+def test_an_empty_list_of_works_changes_no_edge(known):
+    Authorship.objects.filter(work=known.works["w3"]).delete()
+    assert edges.edges_refresh([known.pk("bob"), known.pk("cy")], work_ids=[]) == 0
+    assert known.edges() == EXPECTED
+
+
+def test_an_author_record_marked_deleted_names_the_authors_works(known, monkeypatch):
+    from publications.ingest.authors_entity import ingest_authors
+    from publications.records import AuthorRecord
+
+    dee = known.people["dee"]
+    dee.openalex_id = "A999"
+    dee.save(update_fields=["openalex_id"])
+    record = AuthorRecord(
+        source="openalex", external_id="A999", display_name="Dee", openalex_id="A999"
+    )
+    assert ingest_authors([({"id": "A999"}, record)]).work_ids == set()  # nothing moved
+    gone = AuthorRecord(
+        source="openalex",
+        external_id="A999",
+        display_name="Deleted Author",
+        openalex_id="A999",
+        is_deleted=True,
+    )
+    result = ingest_authors([({"id": "A999", "deleted": True}, gone)])
+    assert result.work_ids == {known.works["w4"].pk}
+    edges.edges_refresh(result.author_ids, result.work_ids)
+    assert ("ada", "dee", 1, 2021, 2021) not in known.edges()
+    assert known.edges() == rebuilt(known)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_import_counts_the_edges_of_the_works_it_wrote():
+    from pathlib import Path
+
+    from publications.imports import import_run_create, import_run_execute
+    from publications.models import Work
+
+    sent = []
+
+    def listener(sender, author_ids=(), work_ids=None, **kwargs):
+        sent.append(set(work_ids))
+
+    demo = Path(__file__).parents[2] / "publications" / "demo" / "openalex" / "works.json"
+    authors_changed.connect(listener, dispatch_uid="test-listener")
+    try:
+        run = import_run_create(
+            source="openalex", kind="file", parameters={"paths": [str(demo)]}, queue=False
+        )
+        import_run_execute(run_id=run.pk)
+    finally:
+        authors_changed.disconnect(dispatch_uid="test-listener")
+    assert set().union(*sent) == set(Work.objects.values_list("pk", flat=True))
+    incremental = set(CoauthorEdge.objects.values_list("author_low", "author_high", "joint_works"))
+    assert incremental
+    edges.edges_rebuild()
+    assert incremental == raw_edges()
