@@ -93,11 +93,16 @@ def normalize_orcid(value: str | None) -> str | None:
     return text if digits[-1] == expected else None
 
 
+_NOT_ALNUM = re.compile(r"[^0-9a-z]+")
+
+
 def fold(text: str) -> str:
     """Lower-case, strip accents and collapse everything but letters and digits."""
+    if text.isascii():  # most names and titles: nothing to decompose
+        return _NOT_ALNUM.sub(" ", text.lower()).strip()
     decomposed = unicodedata.normalize("NFKD", text)
     stripped = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-    return re.sub(r"[^0-9a-z]+", " ", stripped.lower()).strip()
+    return _NOT_ALNUM.sub(" ", stripped.lower()).strip()
 
 
 def normalize_title(title: str | None) -> str:
