@@ -49,20 +49,26 @@ _CURRENT = """
       ON p.id = a.author_id AND p.merged_into_id IS NULL AND NOT p.is_deleted
 """
 
-# Pairs one of the works counted before and no longer has under the same year.
-_LOST = """
-    INSERT INTO graph_tmp_recount (lo, hi)
-    SELECT DISTINCT o1.author_id, o2.author_id
-    FROM graph_tmp_works t
-    JOIN graph_countedauthorship o1 ON o1.work_id = t.work_id
-    JOIN graph_countedauthorship o2 ON o2.work_id = o1.work_id AND o2.author_id > o1.author_id
+
+def _pairs_missing_from(table: str, other: str) -> str:
+    """Joins pairs ``x1``/``x2`` of ``table`` (x1 the lower id) of one work, keeping those
+    that ``other`` does not hold for that work under the same year."""
+    return f"""
+    JOIN {table} x2 ON x2.work_id = x1.work_id AND x2.author_id > x1.author_id
     WHERE NOT EXISTS (
-        SELECT 1 FROM graph_tmp_new n1
-        JOIN graph_tmp_new n2 ON n2.work_id = n1.work_id
-        WHERE n1.work_id = o1.work_id AND n1.author_id = o1.author_id
-          AND n2.author_id = o2.author_id AND COALESCE(n1.year, -1) = COALESCE(o1.year, -1)
-    )
-"""
+        SELECT 1 FROM {other} y1
+        JOIN {other} y2 ON y2.work_id = y1.work_id
+        WHERE y1.work_id = x1.work_id AND y1.author_id = x1.author_id
+          AND y2.author_id = x2.author_id AND COALESCE(y1.year, -1) = COALESCE(x1.year, -1)
+    )"""  # noqa: S608 - table names fixed in this module
+
+
+# Pairs one of the works counted before and no longer has under the same year.
+_LOST = (
+    "INSERT INTO graph_tmp_recount (lo, hi) SELECT DISTINCT x1.author_id, x2.author_id "
+    "FROM graph_tmp_works t JOIN graph_countedauthorship x1 ON x1.work_id = t.work_id"
+    + _pairs_missing_from("graph_countedauthorship", "graph_tmp_new")
+)
 
 _INSERT = (
     "INSERT INTO graph_coauthoredge "
@@ -84,19 +90,14 @@ def _earliest(column: str, pick: str) -> str:
 _GAINED = (
     _INSERT  # noqa: S608 - fixed SQL, no values in it
     + """
-    SELECT n1.author_id, n2.author_id, COUNT(*), MIN(n1.year), MAX(n1.year), CURRENT_TIMESTAMP
-    FROM graph_tmp_new n1
-    JOIN graph_tmp_new n2 ON n2.work_id = n1.work_id AND n2.author_id > n1.author_id
-    WHERE NOT EXISTS (
-        SELECT 1 FROM graph_countedauthorship o1
-        JOIN graph_countedauthorship o2 ON o2.work_id = o1.work_id
-        WHERE o1.work_id = n1.work_id AND o1.author_id = n1.author_id
-          AND o2.author_id = n2.author_id AND COALESCE(o1.year, -1) = COALESCE(n1.year, -1)
-    )
+    SELECT x1.author_id, x2.author_id, COUNT(*), MIN(x1.year), MAX(x1.year), CURRENT_TIMESTAMP
+    FROM graph_tmp_new x1"""
+    + _pairs_missing_from("graph_tmp_new", "graph_countedauthorship")
+    + """
     AND NOT EXISTS (
-        SELECT 1 FROM graph_tmp_recount r WHERE r.lo = n1.author_id AND r.hi = n2.author_id
+        SELECT 1 FROM graph_tmp_recount r WHERE r.lo = x1.author_id AND r.hi = x2.author_id
     )
-    GROUP BY n1.author_id, n2.author_id
+    GROUP BY x1.author_id, x2.author_id
     ON CONFLICT (author_low_id, author_high_id) DO UPDATE SET
         joint_works = graph_coauthoredge.joint_works + excluded.joint_works,
     """
