@@ -413,20 +413,46 @@ def _topic_ref(data: dict, score: float | None, primary_key: str | None = None) 
     key, name = _topic_key(data.get("id")), one_line(data.get("display_name"))
     if not key or not name:
         return None
-    parent = None
-    for level in ("domain", "field", "subfield"):
-        node = _dict(data.get(level))
-        node_key, node_name = _topic_key(node.get("id")), one_line(node.get("display_name"))
-        if node_key and node_name:
-            parent = TopicRef(key=node_key, name=node_name, kind=level, parent=parent)
     return TopicRef(
         key=key,
         name=name,
         kind="topic",
         score=1.0 if score is None else score,
         is_primary=key == primary_key,
-        parent=parent,
+        parent=_topic_parent(data),
     )
+
+
+_TOPIC_LEVELS = ("domain", "field", "subfield")
+# Parent chains seen, by their (id, name) pairs: a few hundred subfields recur in
+# every batch, and their refs are never changed once built, so works share them.
+_PARENTS: dict[tuple, TopicRef | None] = {}
+_PARENTS_KEPT = 5_000
+
+
+def _topic_parent(data: dict) -> TopicRef | None:
+    """The subfield > field > domain chain of a topic, or None."""
+    nodes = [_dict(data.get(level)) for level in _TOPIC_LEVELS]
+    key = tuple((node.get("id"), node.get("display_name")) for node in nodes)
+    try:
+        return _PARENTS[key]
+    except KeyError:
+        pass
+    except TypeError:  # a value that cannot be a key (a list, say): build it each time
+        return _build_parent(nodes)
+    if len(_PARENTS) >= _PARENTS_KEPT:
+        _PARENTS.clear()
+    parent = _PARENTS[key] = _build_parent(nodes)
+    return parent
+
+
+def _build_parent(nodes: list[dict]) -> TopicRef | None:
+    parent = None
+    for level, node in zip(_TOPIC_LEVELS, nodes, strict=True):
+        node_key, node_name = _topic_key(node.get("id")), one_line(node.get("display_name"))
+        if node_key and node_name:
+            parent = TopicRef(key=node_key, name=node_name, kind=level, parent=parent)
+    return parent
 
 
 def map_topic(payload: dict) -> TopicRef:

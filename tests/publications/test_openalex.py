@@ -675,3 +675,31 @@ def test_mapping_never_changes_the_payload(real_fixtures):
                 assert payload == before, f"{path.name}: mapping changed {payload.get('id')}"
                 checked += 1
     assert checked > 100
+
+
+def test_works_with_the_same_topic_hierarchy_share_its_refs_and_odd_values_still_map():
+    from publications.sources.openalex import map_work
+
+    topic = {
+        "id": "https://openalex.org/T10102",
+        "display_name": "Graph Theory",
+        "score": 0.9,
+        "subfield": {"id": "https://openalex.org/subfields/2607", "display_name": "Discrete Math"},
+        "field": {"id": "https://openalex.org/fields/26", "display_name": "Mathematics"},
+        "domain": {"id": "https://openalex.org/domains/3", "display_name": "Physical Sciences"},
+    }
+    works = [
+        {"id": f"https://openalex.org/W{n}", "title": f"Work {n}", "topics": [topic]}
+        for n in (1, 2)
+    ]
+    first, second = (map_work(w).topics[0] for w in works)
+    assert first.parent is second.parent
+    assert [first.parent.name, first.parent.parent.name, first.parent.parent.parent.name] == [
+        "Discrete Math",
+        "Mathematics",
+        "Physical Sciences",
+    ]
+    odd = {**topic, "field": {"id": ["not", "an", "id"], "display_name": "Mathematics"}}
+    record = map_work({"id": "https://openalex.org/W3", "title": "Odd", "topics": [odd]})
+    assert record.topics[0].parent.key == "openalex:subfields/2607"
+    assert record.topics[0].parent.parent.kind == "domain"  # the unreadable field is skipped
