@@ -25,7 +25,6 @@ import networkx as nx
 from django.db import connection
 from django.db.models import F, Q
 from django.urls import reverse
-from django.utils.text import slugify
 
 from graph.models import CoauthorEdge
 from publications.models import Author, Authorship, Work
@@ -145,9 +144,7 @@ def _plural(count: int, word: str) -> str:
 
 
 def person_url(author_id: int, name: str) -> str:
-    return reverse(
-        "researchers:detail", kwargs={"pk": author_id, "slug": slugify(name)[:80] or "author"}
-    )
+    return Author(pk=author_id, display_name=name).get_absolute_url()
 
 
 def _search_url(**params) -> str:
@@ -358,14 +355,11 @@ def build(
                 why += f" ({year})"
             if with_people:
                 why += f" with {_plural(len(with_people), 'person')} shown here"
-            label = title or f"Untitled work {work_id}"
             nodes[key] = Node(
                 id=key,
                 kind=PAPER,
-                label=label,
-                url=reverse(
-                    "works:detail", kwargs={"pk": work_id, "slug": slugify(label)[:80] or "work"}
-                ),
+                label=title or f"Untitled work {work_id}",
+                url=Work(pk=work_id, title=title).get_absolute_url(),
                 weight=1 + len(with_people),
                 why=why,
             )

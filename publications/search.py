@@ -114,11 +114,24 @@ def search_authors(query: str) -> QuerySet[Author]:
     )
 
 
-class WorkMatches:
+class _Matches:
+    """What Paginator needs of a result: ``count()``, ``len()``, iteration and slicing
+    (``__getitem__``, in the subclasses)."""
+
+    def count(self) -> int:
+        raise NotImplementedError
+
+    def __len__(self) -> int:
+        return self.count()
+
+    def __iter__(self):
+        return iter(self[:])
+
+
+class WorkMatches(_Matches):
     """The works matching a search, best first: counted, paged and faceted.
 
     Plain queries on the work table (the SQLite path and the trigram fallback).
-    Paginator takes it as it is: it has ``count()`` and slicing.
     """
 
     # Topic counts come from every match here (see RankedMatches.topic_sample).
@@ -133,12 +146,6 @@ class WorkMatches:
         if self._count is None:
             self._count = self.rows.count()
         return self._count
-
-    def __len__(self) -> int:
-        return self.count()
-
-    def __iter__(self):
-        return iter(self[:])
 
     def __getitem__(self, page: slice) -> list[Work]:
         from publications.selectors import works_with_authors
@@ -173,7 +180,7 @@ def _type_facet(value: str, count: int) -> dict:
     return {"value": value, "label": label, "count": count, "type": value}
 
 
-class RankedMatches:
+class RankedMatches(_Matches):
     """Full-text matches on PostgreSQL, read from the narrow ``WorkSearch`` rows.
 
     One statement matches and ranks every work once and from that single pass
@@ -236,12 +243,6 @@ class RankedMatches:
     def count(self) -> int:
         self._load()
         return self._count
-
-    def __len__(self) -> int:
-        return self.count()
-
-    def __iter__(self):
-        return iter(self[:])
 
     def __getitem__(self, page: slice) -> list[Work]:
         from publications.selectors import works_with_authors
@@ -328,14 +329,6 @@ def search_works(query: str, filters: WorkFilters | None = None) -> WorkMatches 
     )
     works = filters.apply(Work.objects.visible()).filter(match).annotate(rank=Value(0.0))
     return WorkMatches(works, [Coalesce("cited_by_count", Value(-1)).desc(), "-id"])
-
-
-def type_facets(matches: WorkMatches | RankedMatches) -> list[dict]:
-    return matches.type_facets()
-
-
-def topic_facets(matches: WorkMatches | RankedMatches) -> list[dict]:
-    return matches.topic_facets()
 
 
 class YearRangeForm(forms.Form):

@@ -71,6 +71,7 @@ def ingest_authors(
         [i for _, r, _, _ in changed for i in r.last_known_institutions]
         + [a.institution for _, r, _, _ in changed for a in r.affiliations]
     )
+    flipped = []  # authors marked deleted, or no longer: their works changed authors
     for payload, record, digest, row in changed:
         author = found.get(record.openalex_id or "") or found.get(f"orcid:{record.orcid}")
         created = author is None
@@ -80,10 +81,7 @@ def ingest_authors(
         was_deleted = author.is_deleted
         _apply(author, record, orcid_free=record.orcid not in taken)
         if author.pk and author.is_deleted != was_deleted:
-            # Marked deleted (or back): every work of the author lost (or regained) them.
-            result.work_ids.update(
-                Authorship.objects.filter(author=author).values_list("work_id", flat=True)
-            )
+            flipped.append(author.pk)
         author.save()
         _write_affiliations(author, record, institutions)
         result.created += created
@@ -95,6 +93,9 @@ def ingest_authors(
         row.payload, row.content_hash, row.fetched_at = payload, digest, fetched_at
         row.author, row.import_run = author, run
         row.save()
+    if flipped:
+        works = Authorship.objects.filter(author_id__in=flipped).values_list("work_id", flat=True)
+        result.work_ids.update(works)
     return result
 
 
