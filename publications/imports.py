@@ -8,9 +8,10 @@ nothing twice.
 
 Batches are written in order by one connection, but the work that needs no
 database overlaps the writing: while batch N is written, a thread reads the next
-page, hashes batch N+1 and maps its changed payloads (its stored hashes were
-read just before). Whatever batch N rewrote is checked again before batch N+1 is
-written, so the result is the one a strictly sequential run would give.
+page, hashes batches N+1 and N+2 and maps their changed payloads (their stored
+hashes were read when they were read). Whatever the batches before them rewrote
+is checked again before they are written, so the result is the one a strictly
+sequential run would give.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import gc
 import logging
 import sys
 import threading
+from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -65,6 +67,7 @@ WORK_ENTITIES = {"work", "arxiv"}
 FINISHED = {ImportRun.Status.SUCCEEDED, ImportRun.Status.CANCELLED}
 GC_YOUNG_THRESHOLD = 200_000  # allocations between young collections during a run (default 700)
 SWITCH_INTERVAL = 0.0002  # seconds the mapping thread may hold the GIL while a query returns
+LOOKAHEAD = 2  # batches prepared ahead of the one being written
 ANALYZE_AFTER = 1000  # new works before the lookup tables are first analysed during a run
 
 
@@ -200,29 +203,23 @@ def import_run_execute(*, run_id: int, progress: Callable | None = None) -> Impo
             ThreadPoolExecutor(1, thread_name_prefix="import-map") as mapper,
             _Turns() as turns,  # left first: a mapping thread held at a turn is let go
         ):
-            # Batch N+1 is checked and mapped (in a thread) while batch N is written.
-            pending, written = None, set()
+            # The next batches are checked and mapped (in a thread) while one is written.
+            pending = _Pending(write)
             pages = _read_ahead(_pager(run)(position.at), mapper, turns)
             try:
                 for item in _batches(pages, position):
                     if isinstance(item, Batch):
-                        prepared = Prepared(run, item.entity, item.payloads, mapper, turns)
-                        if pending:
-                            written = write(*pending, written)
-                        pending = (item, prepared)
+                        pending.add(item, Prepared(run, item.entity, item.payloads, mapper, turns))
                         continue
-                    if pending:
-                        written, pending = write(*pending, written), None
+                    pending.write_all()
                     if isinstance(item, SourceError):
                         _record_source_error(run, item)
                     else:  # an empty page moves the cursor on
                         ImportRun.objects.filter(pk=run.pk).update(cursor=item.dump())
             except SourceError:
-                if pending:  # the source failed on the next page: keep what was read before
-                    write(*pending, written)
+                pending.write_all()  # the source failed on a later page: keep what was read
                 raise
-            if pending:
-                write(*pending, written)
+            pending.write_all()
         _finish(run, ImportRun.Status.SUCCEEDED)
     except RunCancelled:
         pass
@@ -230,6 +227,33 @@ def import_run_execute(*, run_id: int, progress: Callable | None = None) -> Impo
         _record_source_error(run, exc)
         _finish(run, ImportRun.Status.FAILED, str(exc))
     return run
+
+
+class _Pending:
+    """Batches read and being prepared, written in order once ``LOOKAHEAD`` more wait.
+
+    Each batch's stored hashes were read when it was added, before the batches
+    ahead of it were written; what those wrote is collected for its ``recheck``.
+    """
+
+    def __init__(self, write: Callable[[Batch, Prepared, set[str]], set[str]]):
+        self.write = write
+        self.queue: deque[tuple[Batch, Prepared, set[str]]] = deque()
+
+    def add(self, batch: Batch, prepared: Prepared) -> None:
+        self.queue.append((batch, prepared, set()))
+        if len(self.queue) > LOOKAHEAD:
+            self._write_first()
+
+    def write_all(self) -> None:
+        while self.queue:
+            self._write_first()
+
+    def _write_first(self) -> None:
+        batch, prepared, rewritten = self.queue.popleft()
+        written = self.write(batch, prepared, rewritten)
+        for _, _, later in self.queue:
+            later |= written
 
 
 class _Turns:

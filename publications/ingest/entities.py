@@ -54,13 +54,19 @@ def upsert_institutions(refs: Iterable[InstitutionRef]) -> dict[str, Institution
     return found
 
 
+# What a batch needs of a shared entity it refers to: its id, its keys and what it may fill.
+_INSTITUTION_COLUMNS = ("id", "openalex_id", "ror", "homepage_url")
+_TOPIC_COLUMNS = ("id", "key", "parent")
+
+
 def _read_institutions(by_openalex: set[str], by_ror: set[str]) -> dict[str, Institution]:
     found: dict[str, Institution] = {}
+    rows = Institution.objects.only(*_INSTITUTION_COLUMNS)
     if by_openalex:
-        for inst in Institution.objects.filter(present_in("openalex_id", by_openalex)):
+        for inst in rows.filter(present_in("openalex_id", by_openalex)):
             found[inst.openalex_id] = inst
     if by_ror:
-        for inst in Institution.objects.filter(present_in("ror", by_ror)):
+        for inst in rows.filter(present_in("ror", by_ror)):
             found[f"ror:{inst.ror}"] = inst
     return found
 
@@ -136,14 +142,15 @@ def upsert_topics(refs: Iterable[TopicRef]) -> dict[str, Topic]:
     wanted = _with_ancestors(refs)
     if not wanted:
         return {}
-    found = {t.key: t for t in Topic.objects.filter(any_of("key", wanted))}
+    rows = Topic.objects.only(*_TOPIC_COLUMNS).filter(any_of("key", wanted))
+    found = {t.key: t for t in rows}
     missing = [r for k, r in wanted.items() if k not in found]
     if missing:
         Topic.objects.bulk_create(
             [Topic(key=r.key[:100], name=r.name[:300], kind=r.kind) for r in missing],
             ignore_conflicts=True,
         )
-        found = {t.key: t for t in Topic.objects.filter(any_of("key", wanted))}
+        found = {t.key: t for t in rows.all()}
         _link_parents(found, missing)
     return found
 

@@ -327,14 +327,8 @@ class WorkBatch:
                 if topic is None:
                     continue
                 key = (item.work.pk, topic.pk)
-                if key not in rows or ref.score > rows[key].score:
-                    rows[key] = WorkTopic(
-                        work_id=item.work.pk,
-                        topic_id=topic.pk,
-                        score=ref.score,
-                        is_primary=ref.is_primary,
-                        source=item.record.source,
-                    )
+                if key not in rows or ref.score > rows[key][2]:
+                    rows[key] = (*key, ref.score, ref.is_primary, item.record.source)
         known = {p.work.pk for p in pending if not p.is_new}
         for source, ids in by_source.items():
             if ids & known:
@@ -349,11 +343,7 @@ class WorkBatch:
         insert_rows(
             WorkTopic,
             ["work", "topic", "score", "is_primary", "source"],
-            [
-                (t.work_id, t.topic_id, t.score, t.is_primary, t.source)
-                for key, t in rows.items()
-                if key not in kept
-            ],
+            [row for key, row in rows.items() if key not in kept],
         )
 
     def _write_grants(self, pending: list[Pending]) -> None:

@@ -1,6 +1,6 @@
 """What makes large imports fast must not change what they write.
 
-A batch is checked and mapped in a thread while the one before it is written,
+Batches are checked and mapped in a thread while the ones before them are written,
 rows go in through COPY with ids from the sequences, lookups send arrays, and
 PostgreSQL re-analyses the tables a run grows.
 """
@@ -43,33 +43,45 @@ def write_lines(path, records):
     return path
 
 
-def test_a_record_rewritten_by_the_batch_before_is_written_again(real_fixtures, tmp_path, settings):
-    """Batch 2 is checked before batch 1 commits; what batch 1 rewrote is checked again."""
+# Batches between two batches holding the same record: up to LOOKAHEAD batches are
+# checked against the database before the ones ahead of them are written.
+GAPS = pytest.mark.parametrize("gap", range(imports.LOOKAHEAD + 2))
+
+
+@GAPS
+def test_a_record_rewritten_by_a_batch_before_is_written_again(
+    real_fixtures, tmp_path, settings, gap
+):
+    """A batch is checked before the batches ahead of it commit; what they rewrote is checked again."""
     settings.IMPORT_BATCH_SIZE = 1
-    first = snapshot(real_fixtures)[0]
+    first, *others = snapshot(real_fixtures)
     original = {**first, "title": "An original title", "display_name": "An original title"}
     changed = {**first, "title": "A changed title", "display_name": "A changed title"}
     run_files(write_lines(tmp_path / "before.jsonl", [original]))
 
-    run = run_files(write_lines(tmp_path / "both.jsonl", [changed, original]))
+    run = run_files(write_lines(tmp_path / "both.jsonl", [changed, *others[:gap], original]))
 
-    record = SourceRecord.objects.get()
+    record = SourceRecord.objects.get(
+        external_id=Work.objects.get(title__contains="original").openalex_id
+    )
     assert record.content_hash == content_hash(original)
     assert record.work.title == "An original title"
     assert run.counters["updated"] == 2
     assert run.counters["unchanged"] == 0
+    assert run.counters["created"] == gap
 
 
-def test_a_record_created_by_the_batch_before_is_not_created_twice(
-    real_fixtures, tmp_path, settings
+@GAPS
+def test_a_record_created_by_a_batch_before_is_not_created_twice(
+    real_fixtures, tmp_path, settings, gap
 ):
     settings.IMPORT_BATCH_SIZE = 1
-    first = snapshot(real_fixtures)[0]
-    run = run_files(write_lines(tmp_path / "twice.jsonl", [first, first]))
+    first, *others = snapshot(real_fixtures)
+    run = run_files(write_lines(tmp_path / "twice.jsonl", [first, *others[:gap], first]))
 
-    assert run.counters == {"created": 1, "updated": 0, "unchanged": 1, "problems": 0}
-    assert SourceRecord.objects.count() == 1
-    assert Work.objects.count() == 1
+    assert run.counters == {"created": 1 + gap, "updated": 0, "unchanged": 1, "problems": 0}
+    assert SourceRecord.objects.count() == 1 + gap
+    assert Work.objects.count() == 1 + gap
 
 
 def test_payloads_are_stored_as_given_and_a_second_run_skips_them(real_fixtures, settings):
