@@ -38,16 +38,22 @@ _TEMP_TABLES = {
     "graph_tmp_recount": "lo bigint, hi bigint, PRIMARY KEY (lo, hi)",
 }
 
-# The visible authorships of the works in question, as they are now.
-_CURRENT = """
-    INSERT INTO graph_tmp_new (work_id, author_id, year)
+# Visible authorships (of a visible work by a visible author), with the work's year:
+# what the edges are counted from.
+_VISIBLE_AUTHORSHIPS = """
     SELECT a.work_id, a.author_id, w.publication_year
-    FROM graph_tmp_works t
-    JOIN publications_work w ON w.id = t.work_id AND w.merged_into_id IS NULL
-    JOIN publications_authorship a ON a.work_id = t.work_id
+    FROM publications_authorship a
+    JOIN publications_work w ON w.id = a.work_id AND w.merged_into_id IS NULL
     JOIN publications_author p
       ON p.id = a.author_id AND p.merged_into_id IS NULL AND NOT p.is_deleted
 """
+
+# Those of the works in question, as they are now.
+_CURRENT = (
+    "INSERT INTO graph_tmp_new (work_id, author_id, year)"  # noqa: S608 - fixed SQL
+    + _VISIBLE_AUTHORSHIPS
+    + "WHERE a.work_id IN (SELECT work_id FROM graph_tmp_works)"
+)
 
 
 def _pairs_missing_from(table: str, other: str) -> str:
@@ -193,14 +199,7 @@ def edges_refresh(author_ids: Iterable[int] = (), work_ids: Iterable[int] | None
     return written
 
 
-_COUNT_ALL = """
-    INSERT INTO graph_countedauthorship (work_id, author_id, year)
-    SELECT a.work_id, a.author_id, w.publication_year
-    FROM publications_authorship a
-    JOIN publications_work w ON w.id = a.work_id AND w.merged_into_id IS NULL
-    JOIN publications_author p
-      ON p.id = a.author_id AND p.merged_into_id IS NULL AND NOT p.is_deleted
-"""
+_COUNT_ALL = "INSERT INTO graph_countedauthorship (work_id, author_id, year)" + _VISIBLE_AUTHORSHIPS
 
 _PAIRS_ALL = """
     SELECT c1.author_id, c2.author_id, COUNT(*), MIN(c1.year), MAX(c1.year), CURRENT_TIMESTAMP

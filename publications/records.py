@@ -48,9 +48,12 @@ class VenueRef:
     homepage_url: str = ""
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class TopicRef:
-    """A topic with its ancestors: topic > subfield > field > domain, or an arXiv category."""
+    """A topic with its ancestors: topic > subfield > field > domain, or an arXiv category.
+
+    Frozen: the OpenAlex mapper shares one parent chain among all works that name it.
+    """
 
     key: str  # "openalex:T10102", "openalex:subfields/1804", "arxiv:cs.LG", "openalex:C41008148"
     name: str

@@ -56,8 +56,4 @@ def _replace_tag(match: re.Match) -> str:
 
 def one_line(value: str | None) -> str:
     """Plain text on a single line (titles, names)."""
-    if not value:
-        return ""
-    if "<" not in value and "&" not in value:  # nothing to strip or decode: only spaces
-        return " ".join(value.split())
     return " ".join(plain_text(value).split())
