@@ -2,9 +2,11 @@
 
 Generates a synthetic OpenAlex snapshot (``generate_corpus``), imports it into a
 fresh database with ``manage.py import_file`` in a child process, imports it
-again (every record unchanged), and reports works per second, the child's
-peak resident memory for each size, and the machine's load average (1 minute)
-before and after it, since other processes share the CPU.
+again (every record unchanged), and reports works per second, the peak
+resident memory of the largest process for each size (the import's, or one of
+the processes writing a part of a large snapshot: ``IMPORT_PARTS``), and the
+machine's load average (1 minute) before and after it, since other processes
+share the CPU.
 
     .venv/bin/python bench/import_bench.py --works 10000 100000
 
@@ -44,10 +46,15 @@ def corpus(works: int) -> Path:
     return path
 
 
-# Runs manage.py in this child and reports the child's own peak RSS when it exits.
+# Runs manage.py in this child and reports, when it exits, the peak RSS of the process
+# that used the most: the child itself or one of the processes it started (the parts
+# of a snapshot written by several processes).
 LAUNCHER = """
 import atexit, resource, runpy, sys
-atexit.register(lambda: print("PEAK_RSS_KB", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))
+peak = lambda who: resource.getrusage(who).ru_maxrss
+atexit.register(
+    lambda: print("PEAK_RSS_KB", max(peak(resource.RUSAGE_SELF), peak(resource.RUSAGE_CHILDREN)))
+)
 sys.argv = ["manage.py", "import_file", sys.argv[1]]
 runpy.run_path("manage.py", run_name="__main__")
 """

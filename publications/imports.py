@@ -23,7 +23,7 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,6 +45,7 @@ from publications.ingest.entities import upsert_topics, upsert_venues
 from publications.ingest.hashing import hashed
 from publications.ingest.lookups import stored_records
 from publications.ingest.merge import new_work
+from publications.ingest.works import raise_title_candidates_between_parts
 from publications.models import (
     Author,
     Authorship,
@@ -69,6 +70,7 @@ GC_YOUNG_THRESHOLD = 200_000  # allocations between young collections during a r
 SWITCH_INTERVAL = 0.0002  # seconds the mapping thread may hold the GIL while a query returns
 LOOKAHEAD = 2  # batches prepared ahead of the one being written
 ANALYZE_AFTER = 1000  # new works before the lookup tables are first analysed during a run
+RETRIES = 5  # attempts at a batch that deadlocks with another writer
 
 
 class RunCancelled(Exception):
@@ -138,9 +140,39 @@ class Position:
         return {"at": self.at, "done": self.done}
 
 
-def _pager(run: ImportRun) -> Callable[[object], Iterator[Page | SourceError]]:
+@dataclass(frozen=True)
+class Part:
+    """Which share of a run one process writes: part ``index`` (from 0) of ``count``.
+
+    A run in one part keeps one position as its cursor; a run in parts keeps one
+    per part (``{"parts": [position, ...]}``), each saved with that part's batches.
+    """
+
+    index: int = 0
+    count: int = 1
+
+    def position(self, cursor) -> Position:
+        if self.count == 1:
+            return Position.load(cursor)
+        slots = cursor.get("parts") if isinstance(cursor, dict) else None
+        return Position.load(slots[self.index] if slots else None)
+
+    def cursor(self, current, after: Position):
+        """``current`` (the run's saved cursor) with this part's position moved to ``after``."""
+        if self.count == 1:
+            return after.dump()
+        slots = current.get("parts") if isinstance(current, dict) else None
+        slots = list(slots) if slots and len(slots) == self.count else [None] * self.count
+        slots[self.index] = after.dump()
+        return {"parts": slots}
+
+
+WHOLE = Part()
+
+
+def _pager(run: ImportRun, part: Part) -> Callable[[object], Iterator[Page | SourceError]]:
     if run.kind == ImportRun.Kind.FILE:
-        return lambda at: _file_pages(run.parameters["paths"], int(at or 0))
+        return lambda at: _file_pages(run.parameters["paths"], int(at or 0), part)
     if run.source == Source.OPENALEX:
         from publications.sources import openalex as module
     else:
@@ -148,13 +180,14 @@ def _pager(run: ImportRun) -> Callable[[object], Iterator[Page | SourceError]]:
     return lambda at: module.pages(run.kind, run.parameters, cursor=at)
 
 
-def _file_pages(paths: list[str], skip: int) -> Iterator[Page | SourceError]:
-    """Pages from recorded files, numbered across files so a run can resume at one."""
+def _file_pages(paths: list[str], skip: int, part: Part = WHOLE) -> Iterator[Page | SourceError]:
+    """Pages from recorded files (``part`` of them), numbered across files so a run can resume."""
     from publications.sources import files
 
     index = 0
+    share = files.Part(part.index, part.count)
     for path in paths:
-        for item in files.read_file(Path(path)):
+        for item in files.read_file(Path(path), share):
             if isinstance(item, SourceError):
                 yield item
                 continue
@@ -175,6 +208,8 @@ def import_run_execute(*, run_id: int, progress: Callable | None = None) -> Impo
     """Carry out (or resume) a run until its source is exhausted or it is cancelled.
 
     ``progress(run)`` is called after every batch (the management commands draw a bar).
+    A large snapshot file is written by several processes (``parts``), each taking
+    its share of the lines; otherwise the run is written here.
     """
     run = ImportRun.objects.get(pk=run_id)
     if run.status in FINISHED:
@@ -183,50 +218,95 @@ def import_run_execute(*, run_id: int, progress: Callable | None = None) -> Impo
     run.started_at = run.started_at or timezone.now()
     run.error = ""
     run.save(update_fields=["status", "started_at", "error"])
-    position = Position.load(run.cursor)
-    statistics = _Statistics(run)
+    count = _part_count(run)
+    try:
+        if count > 1 and _can_start_processes():
+            from publications import parts
+
+            parts.execute_in_processes(run, count, progress)
+            raise_title_candidates_between_parts(run)
+        else:
+            for index in range(count):
+                execute_part(run, Part(index, count), progress)
+        _finish(run, ImportRun.Status.SUCCEEDED)
+    except RunCancelled:
+        pass
+    except PartFailed as exc:
+        _finish(run, ImportRun.Status.FAILED, str(exc))
+    except SourceError as exc:
+        _record_source_error(run, exc)
+        _finish(run, ImportRun.Status.FAILED, str(exc))
+    return run
+
+
+class PartFailed(Exception):
+    """Another process writing a part of this run stopped with an error."""
+
+
+def _part_count(run: ImportRun) -> int:
+    """How many parts a run is written in: as many as it was started with, when it resumes."""
+    if isinstance(run.cursor, dict) and isinstance(run.cursor.get("parts"), list):
+        return max(len(run.cursor["parts"]), 1)
+    if run.kind != ImportRun.Kind.FILE or connection.vendor != "postgresql":
+        return 1
+    sizes = [Path(p).stat().st_size for p in run.parameters["paths"] if Path(p).is_file()]
+    if sum(sizes) < settings.IMPORT_PARTS_MIN_BYTES:
+        return 1
+    return settings.IMPORT_PARTS
+
+
+def _can_start_processes() -> bool:
+    """A daemonic process (some worker pools) may not start processes of its own."""
+    import multiprocessing
+
+    return connection.vendor == "postgresql" and not multiprocessing.current_process().daemon
+
+
+def execute_part(
+    run: ImportRun, part: Part = WHOLE, progress: Callable | None = None, *, main: bool = True
+) -> None:
+    """Write ``part`` of a run from its saved position to its end.
+
+    Raises ``RunCancelled`` when the run is cancelled meanwhile. ``main``: this is
+    the process that keeps the planner's statistics up to date (one per run).
+    """
+    statistics = _Statistics(run, enabled=main)
 
     def write(batch: Batch, prepared: Prepared | None, rewritten: set[str]) -> set[str]:
         if prepared is not None:
             prepared.recheck(rewritten)
+        entity, payloads = batch.entity, batch.payloads
         written = _write_batch(
-            run, batch.entity, batch.payloads, batch.after, batch.total, prepared=prepared
+            run, entity, payloads, batch.after, batch.total, prepared=prepared, part=part
         )
         statistics.refresh_if_grown(run)
         if progress:
             progress(run)
         return written
 
-    try:
-        with (
-            _settled_heap(),
-            ThreadPoolExecutor(1, thread_name_prefix="import-map") as mapper,
-            _Turns() as turns,  # left first: a mapping thread held at a turn is let go
-        ):
-            # The next batches are checked and mapped (in a thread) while one is written.
-            pending = _Pending(write)
-            pages = _read_ahead(_pager(run)(position.at), mapper, turns)
-            try:
-                for item in _batches(pages, position):
-                    if isinstance(item, Batch):
-                        pending.add(item, Prepared(run, item.entity, item.payloads, mapper, turns))
-                        continue
-                    pending.write_all()
-                    if isinstance(item, SourceError):
-                        _record_source_error(run, item)
-                    else:  # an empty page moves the cursor on
-                        ImportRun.objects.filter(pk=run.pk).update(cursor=item.dump())
-            except SourceError:
-                pending.write_all()  # the source failed on a later page: keep what was read
-                raise
-            pending.write_all()
-        _finish(run, ImportRun.Status.SUCCEEDED)
-    except RunCancelled:
-        pass
-    except SourceError as exc:
-        _record_source_error(run, exc)
-        _finish(run, ImportRun.Status.FAILED, str(exc))
-    return run
+    with (
+        _settled_heap(),
+        ThreadPoolExecutor(1, thread_name_prefix="import-map") as mapper,
+        _Turns() as turns,  # left first: a mapping thread held at a turn is let go
+    ):
+        # The next batches are checked and mapped (in a thread) while one is written.
+        pending = _Pending(write)
+        pages = _read_ahead(_pager(run, part)(part.position(run.cursor).at), mapper, turns)
+        try:
+            for item in _batches(pages, part.position(run.cursor)):
+                if isinstance(item, Batch):
+                    pending.add(item, Prepared(run, item.entity, item.payloads, mapper, turns))
+                    continue
+                pending.write_all()
+                if isinstance(item, SourceError):
+                    _record_source_error(run, item)
+                else:  # an empty page moves the cursor on
+                    with transaction.atomic():
+                        _update_run(run, part, after=item)
+        except SourceError:
+            pending.write_all()  # the source failed on a later page: keep what was read
+            raise
+        pending.write_all()
 
 
 class _Pending:
@@ -371,8 +451,8 @@ class _Statistics:
         Authorship: ["work", "author"],
     }
 
-    def __init__(self, run: ImportRun):
-        self.enabled = connection.vendor == "postgresql"
+    def __init__(self, run: ImportRun, *, enabled: bool = True):
+        self.enabled = enabled and connection.vendor == "postgresql"
         self.created = run.counters.get("created", 0)
         self.rows = self._work_rows() if self.enabled else 0
 
@@ -456,20 +536,48 @@ def _batches(pages: Iterator[Page | SourceError], position: Position):
 
 
 def _write_batch(
-    run: ImportRun, entity: str, payloads: list, after: Position, total, *, prepared=None
+    run: ImportRun,
+    entity: str,
+    payloads: list,
+    after: Position,
+    total,
+    *,
+    prepared=None,
+    part: Part = WHOLE,
 ) -> set[str]:
-    """Write one batch with the position after it; return the external ids it wrote."""
-    with transaction.atomic():
-        _batch_settings()
-        prepared = prepared or Prepared(run, entity, payloads)
-        changed, ahead, mapped, problems = prepared.result()
-        result = _ingest_isolating_bad_records(run, entity, mapped, problems, ahead)
-        result.unchanged += len(payloads) - len(changed)
-        _advance(run, result, len(payloads), len(problems), after, total)
-        ImportProblem.objects.bulk_create(problems)
-        if result.author_ids:
-            _queue_follow_up(sorted(result.author_ids), sorted(result.work_ids))
-    return prepared.external_ids(changed, mapped)
+    """Write one batch with the position after it; return the external ids it wrote.
+
+    A batch that loses a deadlock to another writer is written again from the start.
+    """
+    prepared = prepared or Prepared(run, entity, payloads)
+    for attempt in range(1, RETRIES + 1):
+        try:
+            with transaction.atomic():
+                _batch_settings()
+                changed, ahead, mapped, problems = prepared.result()
+                problems = list(problems)
+                result = _ingest_isolating_bad_records(run, entity, mapped, problems, ahead)
+                result.unchanged += len(payloads) - len(changed)
+                ImportProblem.objects.bulk_create(problems)
+                _update_run(
+                    run, part, result=result, processed=len(payloads), problems=len(problems),
+                    after=after, total=total,
+                )  # fmt: skip
+                if result.author_ids:
+                    _queue_follow_up(sorted(result.author_ids), sorted(result.work_ids))
+            return prepared.external_ids(changed, mapped)
+        except DatabaseError as exc:
+            if attempt == RETRIES or not _lost_to_another_writer(exc):
+                raise
+            logger.warning("Run %s: a batch met another writer's locks; writing it again", run.pk)
+            prepared.forget_reads()
+    raise AssertionError("unreachable")
+
+
+def _lost_to_another_writer(exc: BaseException) -> bool:
+    """A deadlock or serialization failure: the transaction can simply be tried again."""
+    cause = exc.__cause__ or exc
+    return getattr(cause, "sqlstate", None) in {"40P01", "40001"}
 
 
 def _batch_settings() -> None:
@@ -567,36 +675,61 @@ class Prepared:
                 self.outcome = self.future.result()
         return self.outcome
 
+    def forget_reads(self) -> None:
+        """Before writing the batch again: what was read from the database may have changed."""
+        ahead = self.result()[1]
+        ahead.checked.clear()
+        ahead.stored.clear()
+        ahead.drafts.clear()
+
     def external_ids(self, changed: list, mapped: list) -> set[str]:
         keys = {id(p): key[2] for key, p in self.keyed if key}
         ids = {keys[id(p)] for p in changed if id(p) in keys}
         return ids | {getattr(record, "external_id", "") for _, record in mapped}
 
 
-def _advance(run, result: BatchResult, count: int, problems: int, after: Position, total) -> None:
-    """Save the counters and cursor with the batch, unless the run was cancelled meanwhile.
+def _update_run(
+    run: ImportRun,
+    part: Part,
+    *,
+    result: BatchResult | None = None,
+    processed: int = 0,
+    problems: int = 0,
+    after: Position | None = None,
+    total=None,
+) -> None:
+    """Add a batch's counts to the run and save the position after it, in the caller's transaction.
 
-    A cancellation raises ``RunCancelled``, which rolls the batch back with it.
+    The run's row is locked and read first, so parts written by other processes
+    add up. A cancellation raises ``RunCancelled``, which rolls the batch back with it.
+    On PostgreSQL the batch's deferred foreign-key checks run before the lock is
+    taken, so the lock is held for as short a time as possible.
     """
-    counters = {key: run.counters.get(key, 0) for key in COUNTERS}
-    counters["created"] += result.created
-    counters["updated"] += result.updated
-    counters["unchanged"] += result.unchanged
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+    row = (
+        ImportRun.objects.select_for_update()
+        .filter(pk=run.pk)
+        .values("status", "counters", "processed", "cursor", "total")
+        .first()
+    )
+    if row is None or row["status"] == ImportRun.Status.CANCELLED:
+        run.status = ImportRun.Status.CANCELLED
+        raise RunCancelled
+    counters = {key: (row["counters"] or {}).get(key, 0) for key in COUNTERS}
+    if result is not None:
+        counters["created"] += result.created
+        counters["updated"] += result.updated
+        counters["unchanged"] += result.unchanged
     counters["problems"] += problems
     values = {
         "counters": counters,
-        "processed": run.processed + count,
-        "cursor": after.dump(),
-        "total": run.total if total is None else total,
+        "processed": row["processed"] + processed,
+        "cursor": row["cursor"] if after is None else part.cursor(row["cursor"], after),
+        "total": row["total"] if total is None else total,
     }
-    saved = (
-        ImportRun.objects.filter(pk=run.pk)
-        .exclude(status=ImportRun.Status.CANCELLED)
-        .update(**values)
-    )
-    if not saved:
-        run.status = ImportRun.Status.CANCELLED
-        raise RunCancelled
+    ImportRun.objects.filter(pk=run.pk).update(**values)
     for name, value in values.items():
         setattr(run, name, value)
 
@@ -703,11 +836,17 @@ def import_payload(*, run: ImportRun | None, entity: str, payload) -> BatchResul
 
 
 def _ingest_isolating_bad_records(run, entity, mapped, problems, ahead=None) -> BatchResult:
-    """Write the batch; if it fails, write record by record and quarantine the ones that fail."""
+    """Write the batch; if it fails, write record by record and quarantine the ones that fail.
+
+    A deadlock with another writer is no fault of a record: it is raised, for the
+    whole batch to be written again.
+    """
     try:
         with transaction.atomic():
             return _ingest(run, entity, mapped, ahead)
-    except Exception:
+    except Exception as exc:
+        if _lost_to_another_writer(exc):
+            raise
         logger.warning("A batch of run %s failed; retrying its records one by one", run.pk)
     total = BatchResult()
     for payload, record in mapped:
@@ -715,6 +854,8 @@ def _ingest_isolating_bad_records(run, entity, mapped, problems, ahead=None) -> 
             with transaction.atomic():
                 total.add(_ingest(run, entity, [(payload, record)], ahead))
         except Exception as exc:
+            if _lost_to_another_writer(exc):
+                raise
             logger.exception(
                 "Record %s of run %s could not be written", _external_id(payload), run.pk
             )
@@ -724,15 +865,15 @@ def _ingest_isolating_bad_records(run, entity, mapped, problems, ahead=None) -> 
 
 def _record_source_error(run: ImportRun, error: SourceError) -> None:
     status = f" (HTTP {error.status})" if error.status and "HTTP" not in str(error) else ""
-    ImportProblem.objects.create(
-        run=run,
-        source=run.source if run.source in {Source.OPENALEX, Source.ARXIV} else Source.OPENALEX,
-        raw_payload=error.body[:100_000],
-        error=f"{error}{status}",
-    )
-    run.counters = {key: run.counters.get(key, 0) for key in COUNTERS}
-    run.counters["problems"] += 1
-    run.save(update_fields=["counters"])
+    with transaction.atomic():
+        ImportProblem.objects.create(
+            run=run,
+            source=run.source if run.source in {Source.OPENALEX, Source.ARXIV} else Source.OPENALEX,
+            raw_payload=error.body[:100_000],
+            error=f"{error}{status}",
+        )
+        with suppress(RunCancelled):  # the problem is kept all the same
+            _update_run(run, WHOLE, problems=1)
 
 
 def import_run_cancel(*, run: ImportRun) -> None:

@@ -131,7 +131,9 @@ class AuthorResolver:
             if not self._lookup(found, ref):
                 missing[ref.openalex_id or f"orcid:{ref.orcid}"] = ref
         if missing:
-            fresh = [_new_author(r, self.institutions) for r in missing.values()]
+            # In key order: two writers creating some of the same authors then wait for
+            # each other in the same order instead of deadlocking.
+            fresh = [_new_author(missing[key], self.institutions) for key in sorted(missing)]
             insert_objects(fresh, ignore_conflicts=True)
             # Read back only what was missing (another worker may have created some first).
             found.update(self._read_identified(list(missing.values())))

@@ -2,7 +2,9 @@
 
 Each function takes every reference in a batch at once, creates the missing
 rows with ``ignore_conflicts`` (two workers may race to create the same topic)
-and reads the ids back, so a batch costs a fixed number of queries.
+and reads the ids back, so a batch costs a fixed number of queries. Missing rows
+are created in key order, so two writers that create some of the same rows wait
+for each other in one order instead of deadlocking.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ def upsert_institutions(refs: Iterable[InstitutionRef]) -> dict[str, Institution
     by_openalex = {r.openalex_id for r in wanted.values() if r.openalex_id}
     by_ror = {r.ror for r in wanted.values() if r.ror and not r.openalex_id}
     found = _read_institutions(by_openalex, by_ror)
-    missing = [r for k, r in wanted.items() if k not in found]
+    missing = [r for k, r in sorted(wanted.items()) if k not in found]
     if missing:
         Institution.objects.bulk_create(
             [
@@ -107,7 +109,7 @@ def upsert_venues(refs: Iterable[VenueRef]) -> dict[str, Venue]:
         return found
 
     found = read()
-    missing = [r for k, r in wanted.items() if k not in found]
+    missing = [r for k, r in sorted(wanted.items()) if k not in found]
     if missing:
         Venue.objects.bulk_create(
             [
@@ -144,7 +146,7 @@ def upsert_topics(refs: Iterable[TopicRef]) -> dict[str, Topic]:
         return {}
     rows = Topic.objects.only(*_TOPIC_COLUMNS).filter(any_of("key", wanted))
     found = {t.key: t for t in rows}
-    missing = [r for k, r in wanted.items() if k not in found]
+    missing = [r for k, r in sorted(wanted.items()) if k not in found]
     if missing:
         Topic.objects.bulk_create(
             [Topic(key=r.key[:100], name=r.name[:300], kind=r.kind) for r in missing],
@@ -190,7 +192,7 @@ def upsert_funders(refs: Iterable[GrantRef]) -> dict[str, Funder]:
         return found
 
     found = read()
-    missing = [r for k, r in wanted.items() if k not in found]
+    missing = [r for k, r in sorted(wanted.items()) if k not in found]
     if missing:
         Funder.objects.bulk_create(
             [

@@ -10,7 +10,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, models, transaction
 from django.db.models import Q
 from django.utils import timezone
 
@@ -88,6 +88,7 @@ class Pending:
     text: bytes | None = None  # the payload as JSON, when already serialised
     work: Work | None = None
     is_new: bool = False
+    deferred: bool = False  # its work is written by an earlier record of the batch
 
 
 def _keys(record: WorkRecord) -> list[str]:
@@ -132,12 +133,20 @@ class WorkBatch:
             self._find_works(pending)
             self._assign_venues(pending)
             self._create_works(pending)
+            later = [p for p in pending if p.deferred]
+            pending = [p for p in pending if not p.deferred]
             self._update_works([p for p in pending if not p.is_new])
             self._write_authorships(pending)
             self._write_topics(pending)
             self._write_grants(pending)
             self._write_source_records(pending)
             self._write_merge_candidates()
+            if later:
+                # Records of a work that an earlier record of this batch writes are written
+                # after it, against what it wrote, as if they came in the next batch.
+                items = [(p.payload, p.record) for p in later]
+                batch = WorkBatch(items, run=self.run, fetched_at=self.fetched_at, ahead=self.ahead)
+                self.result.add(batch.write())
         return self.result
 
     # Source records and what changed -------------------------------------------
@@ -181,13 +190,13 @@ class WorkBatch:
         linked = self._works_by_source_record(pending)
         in_batch: dict[str, Pending] = {}
         for item in pending:
+            item.deferred = False
             work = linked.get(item.source_record.pk) if item.source_record else None
             keys = _keys(item.record)
             work = work or next((by_key[k] for k in keys if k in by_key), None)
             earlier = next((in_batch[k] for k in keys if k in in_batch), None)
             if work is None and earlier is not None:
-                item.work = earlier.work
-                apply_record(item.work, item.record)
+                item.work, item.deferred = None, True
                 continue
             item.work = work
             if work is None:
@@ -195,6 +204,14 @@ class WorkBatch:
             for key in keys:
                 in_batch.setdefault(key, item)
         self._match_titles([p for p in pending if p.is_new])
+        claimed = set()
+        for item in pending:
+            if item.deferred:
+                continue
+            if id(item.work) in claimed:
+                item.work, item.is_new, item.deferred = None, False, True
+            else:
+                claimed.add(id(item.work))
 
     def _works_by_key(self, pending: list[Pending]) -> dict[str, Work]:
         dois = {p.record.doi for p in pending if p.record.doi}
@@ -225,7 +242,11 @@ class WorkBatch:
         return {ids[original.pk]: target for original, target in works}
 
     def _match_titles(self, fresh: list[Pending]) -> None:
-        """Merge a new record into a work with the same title, year and first author."""
+        """Merge a new record into a work with the same title, year and first author.
+
+        Stored works are matched first, then the new works of earlier records of
+        this batch, so where a batch ends makes no difference.
+        """
         titles = {p.work.normalized_title for p in fresh if p.work.normalized_title}
         if not titles:
             return
@@ -238,10 +259,15 @@ class WorkBatch:
             matches = Work.objects.filter(any_of("normalized_title", titles))
         for work in matches.filter(merged_into__isnull=True):
             candidates[work.normalized_title].append(work)
+        drafts = set()  # works new in this batch
         for item in fresh:
-            for work in candidates.get(item.work.normalized_title, []):
+            title = item.work.normalized_title
+            for work in candidates.get(title, []):
                 if _conflicting_ids(work, item.record):
                     continue
+                if _same_work(work, item.work) and id(work) in drafts:
+                    item.work, item.is_new, item.deferred = None, False, True
+                    break
                 if _same_work(work, item.work):
                     apply_record(work, item.record)
                     item.work, item.is_new = work, False
@@ -252,6 +278,9 @@ class WorkBatch:
                     )
                 )
                 self.merge_candidates[-1].pending_b = item  # the new work gets its id later
+            if item.is_new and title:
+                candidates[title].append(item.work)
+                drafts.add(id(item.work))
 
     # Writing works -------------------------------------------------------------
 
@@ -266,7 +295,9 @@ class WorkBatch:
             # Another worker created one of these works meanwhile: find them again.
             for item in pending:
                 item.work, item.is_new = None, False
+            self.merge_candidates.clear()
             self._find_works(pending)
+            self._assign_venues(pending)
             fresh = list({id(p.work): p.work for p in pending if p.is_new}.values())
             insert_objects(fresh)
         self.result.created += len(fresh)
@@ -287,6 +318,8 @@ class WorkBatch:
         """Venues are set before works are written, so a new work is inserted complete."""
         venues = entities.upsert_venues(p.record.venue for p in pending if p.record.venue)
         for item in pending:
+            if item.work is None:
+                continue
             venue = venues.get(entities.venue_key(item.record.venue)) if item.record.venue else None
             if venue:
                 apply_venue(item.work, venue.pk, item.record.source)
@@ -400,8 +433,12 @@ class WorkBatch:
         rows = []
         for candidate in self.merge_candidates:
             item = getattr(candidate, "pending_b", None)
+            if item is not None and item.deferred:
+                continue  # raised again when that record is written
             if item is not None:
                 candidate.work_b = item.work
+            if candidate.kind == MergeCandidate.Kind.WORK:
+                candidate.work_a = candidate.work_a  # a work new in this batch has its id now
             if candidate.work_a_id and candidate.work_a_id == candidate.work_b_id:
                 continue
             rows.append(candidate)
@@ -628,6 +665,57 @@ def _kept_apart_pairs(candidates: list[MergeCandidate]) -> set[tuple[str, frozen
         if other_author:
             pairs.add(("author", frozenset((author, other_author))))
     return pairs
+
+
+def raise_title_candidates_between_parts(run) -> int:
+    """Raise the title matches two parts of ``run`` could not see in each other's open batches.
+
+    A work is matched by title only against works already committed, so two works
+    with the same title written at the same moment by two processes miss each
+    other. Afterwards every such pair among the run's new works that is not told
+    apart by its ids becomes a MergeCandidate, as it would have in one process
+    (where a pair with the same year and first author would have been merged:
+    here staff decide). Returns how many candidates were raised.
+    """
+    works = Work.objects.filter(
+        merged_into__isnull=True,
+        source_records__import_run=run,
+        created_at__gte=run.started_at or run.created_at,
+    ).exclude(normalized_title="")
+    repeated = (
+        works.values("normalized_title")
+        .annotate(n=models.Count("id", distinct=True))
+        .filter(n__gt=1)
+        .values("normalized_title")
+    )
+    groups = defaultdict(list)
+    for work in works.filter(normalized_title__in=repeated).distinct().order_by("pk"):
+        groups[work.normalized_title].append(work)
+    candidates = [
+        MergeCandidate(kind="work", work_a=a, work_b=b, reason=_title_reason(a, b), score=0.7)
+        for group in groups.values()
+        for i, a in enumerate(group)
+        for b in group[i + 1 :]
+        if not _conflicting_ids(a, b)
+    ]
+    if not candidates:
+        return 0
+    ids = {w.pk for group in groups.values() for w in group}
+    raised = set(
+        MergeCandidate.objects.filter(work_a__in=ids, work_b__in=ids).values_list(
+            "work_a_id", "work_b_id"
+        )
+    )
+    apart = _kept_apart_pairs(candidates)
+    fresh = [
+        c
+        for c in candidates
+        if (c.work_a_id, c.work_b_id) not in raised
+        and (c.work_b_id, c.work_a_id) not in raised
+        and _pair(c) not in apart
+    ]
+    MergeCandidate.objects.bulk_create(fresh, ignore_conflicts=True)
+    return len(fresh)
 
 
 def ingest_works(

@@ -6,6 +6,12 @@ body, snapshot JSON Lines (gzipped or not, by magic bytes), an arXiv Atom feed,
 or a VCR cassette (R ``vcr`` or vcrpy). Recorded error answers and unreadable
 parts come out as ``SourceError`` items, not exceptions, so the caller can
 quarantine them and go on.
+
+A file can be read in parts (``Part``), so that several processes can share one
+snapshot: part *i* of *n* takes every *n*-th block of ``BATCH`` lines of a JSON
+Lines file, starting at block *i*, and reads (parses) no other line. A file
+that is one document (an entity, a list page, a feed, a cassette) belongs
+whole to part 0, and so do problems with the file itself.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ import json
 import re
 import zlib
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 from urllib.parse import parse_qsl, unquote, urlsplit
@@ -73,31 +80,51 @@ _HIDDEN_PARAMETERS = {"api_key", "mailto", "email"}
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-def read_file(path: Path) -> Iterator[Item]:
-    """Pages and problems found in one recorded file, in file order."""
+@dataclass(frozen=True)
+class Part:
+    """Part ``index`` (from 0) of ``count``: which lines of a JSON Lines file it reads."""
+
+    index: int = 0
+    count: int = 1
+
+    def owns_line(self, number: int) -> bool:
+        return ((number - 1) // BATCH) % self.count == self.index
+
+    @property
+    def first(self) -> bool:
+        return self.index == 0
+
+
+WHOLE = Part()
+
+
+def read_file(path: Path, part: Part = WHOLE) -> Iterator[Item]:
+    """Pages and problems found in one recorded file (or in ``part`` of it), in file order."""
     path = Path(path)
     try:
         with path.open("rb") as raw:
             gzipped = raw.read(2) == GZIP_MAGIC
             raw.seek(0)
             stream = gzip.GzipFile(fileobj=raw, mode="rb") if gzipped else raw
-            yield from _read(path, stream)
+            yield from _read(path, stream, part)
     except (OSError, EOFError, zlib.error) as exc:
-        yield SourceError(f"{path.name}: cannot be read ({exc})")
+        if part.first:
+            yield SourceError(f"{path.name}: cannot be read ({exc})")
 
 
-def _read(path: Path, stream: BinaryIO) -> Iterator[Item]:
+def _read(path: Path, stream: BinaryIO, part: Part) -> Iterator[Item]:
     name = path.name
     first = _next_filled_line(stream)
     if _complete_json_object(first):
         second = _next_filled_line(stream)
         if not second:  # a compact single answer, as the API sends it
-            yield from _document_items(name, json.loads(first), _hint_from_name(name))
+            if part.first:
+                yield from _document_items(name, json.loads(first), _hint_from_name(name))
         else:  # one object per line: a snapshot part
-            yield from _json_lines(name, [first, second], stream, _hint_from_name(name))
+            yield from _json_lines(name, [first, second], stream, _hint_from_name(name), part)
         return
     data = (first + stream.read()).removeprefix(b"\xef\xbb\xbf")
-    yield from _whole(path, data)
+    yield from _whole(path, data, part)
 
 
 def _next_filled_line(stream: BinaryIO) -> bytes:
@@ -114,15 +141,17 @@ def _complete_json_object(line: bytes) -> bool:
         return False
 
 
-def _whole(path: Path, data: bytes) -> Iterator[Item]:
+def _whole(path: Path, data: bytes, part: Part = WHOLE) -> Iterator[Item]:
     name, head = path.name, data.lstrip()[:64]
     start = head[:1]
-    if not start:
+    if start in (b"{", b"[") and _json_lines_after_a_bad_first_line(data):
+        yield from _json_lines(name, [], io.BytesIO(data), _hint_from_name(name), part)
+    elif not part.first:
+        return
+    elif not start:
         yield SourceError(f"{name}: the file is empty")
     elif start == b"<":
         yield from _atom(name, data)
-    elif start in (b"{", b"[") and _json_lines_after_a_bad_first_line(data):
-        yield from _json_lines(name, [], io.BytesIO(data), _hint_from_name(name))
     elif start in (b"{", b"["):
         yield from _json_document(name, data, _hint_from_name(name))
     elif path.suffix.lower() in (".yml", ".yaml") or re.match(rb"(http_)?interactions:", head):
@@ -155,11 +184,14 @@ def _json_document(label: str, data: bytes | str, hint: str | None) -> Iterator[
     yield from _document_items(label, document, hint)
 
 
-def _json_lines(label: str, head: list[bytes], stream: Iterable[bytes], hint: str | None):
+def _json_lines(
+    label: str, head: list[bytes], stream: Iterable[bytes], hint: str | None, part: Part = WHOLE
+):
     batch: list[dict] = []
     entity = None
+    owns = None if part.count == 1 else part.owns_line
     for number, line in enumerate(itertools.chain(head, stream), start=1):
-        if not line.strip():
+        if (owns and not owns(number)) or not line.strip():
             continue
         try:
             document = orjson.loads(line)  # the hot loop of a snapshot import

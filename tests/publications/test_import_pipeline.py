@@ -145,7 +145,7 @@ def test_batches_read_before_the_source_fails_are_written(real_fixtures, setting
     settings.IMPORT_BATCH_SIZE = 20
     records = snapshot(real_fixtures)
 
-    def pages(run):
+    def pages(run, part):
         def fetch(at):
             yield Page("work", records, next_cursor="page-2")
             raise SourceError("OpenAlex answered 503 five times")

@@ -34,6 +34,7 @@ def worker():
     db = connection.settings_dict
     env = {k: v for k, v in os.environ.items() if k != "DJANGO_ALLOW_ASYNC_UNSAFE"}
     env["DATABASE_URL"] = f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
+    env["IMPORT_PARTS_MIN_BYTES"] = "0"  # the worker starts a process for a second part too
     process = subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "config", "worker", "-Q", "imports,compute",
          "--pool=solo", "--without-heartbeat", "--without-mingle", "--without-gossip",
