@@ -56,6 +56,7 @@ from publications.models import (
     Work,
 )
 from publications.records import MappingError, Page, SourceError
+from publications.sources import files
 
 logger = logging.getLogger("publications")
 
@@ -141,15 +142,12 @@ class Position:
 
 
 @dataclass(frozen=True)
-class Part:
+class Part(files.Part):
     """Which share of a run one process writes: part ``index`` (from 0) of ``count``.
 
     A run in one part keeps one position as its cursor; a run in parts keeps one
     per part (``{"parts": [position, ...]}``), each saved with that part's batches.
     """
-
-    index: int = 0
-    count: int = 1
 
     def position(self, cursor) -> Position:
         if self.count == 1:
@@ -182,12 +180,9 @@ def _pager(run: ImportRun, part: Part) -> Callable[[object], Iterator[Page | Sou
 
 def _file_pages(paths: list[str], skip: int, part: Part = WHOLE) -> Iterator[Page | SourceError]:
     """Pages from recorded files (``part`` of them), numbered across files so a run can resume."""
-    from publications.sources import files
-
     index = 0
-    share = files.Part(part.index, part.count)
     for path in paths:
-        for item in files.read_file(Path(path), share):
+        for item in files.read_file(Path(path), part):
             if isinstance(item, SourceError):
                 yield item
                 continue
