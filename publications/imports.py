@@ -696,15 +696,18 @@ def _update_run(
     """Add a batch's counts to the run and save the position after it, in the caller's transaction.
 
     The run's row is locked and read first, so parts written by other processes
-    add up. A cancellation raises ``RunCancelled``, which rolls the batch back with it.
-    On PostgreSQL the batch's deferred foreign-key checks run before the lock is
-    taken, so the lock is held for as short a time as possible.
+    add up. The lock is ``FOR NO KEY UPDATE``: the batch's source records already
+    hold a key share of that row (their foreign key), and two writers each asking
+    for a full ``FOR UPDATE`` on top of their key share would deadlock. On
+    PostgreSQL the batch's deferred foreign-key checks run before the lock is
+    taken, so the lock is held for as short a time as possible. A cancellation
+    raises ``RunCancelled``, which rolls the batch back with it.
     """
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
             cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
     row = (
-        ImportRun.objects.select_for_update()
+        ImportRun.objects.select_for_update(no_key=True)  # the batch's rows hold a key share
         .filter(pk=run.pk)
         .values("status", "counters", "processed", "cursor", "total")
         .first()
