@@ -176,7 +176,7 @@ OPENALEX_EMAIL = env.string("OPENALEX_EMAIL")
 OPENALEX_API_KEY = env.string("OPENALEX_API_KEY")
 IMPORT_BATCH_SIZE = env.integer("IMPORT_BATCH_SIZE", 1000, minimum=1)
 # A snapshot file this large (all files of a run together) is written by
-# IMPORT_PARTS processes at once, on PostgreSQL (each takes every n-th block of lines).
+# IMPORT_PARTS processes at once, on PostgreSQL (each writes the records whose ids fall to it).
 IMPORT_PARTS = env.integer("IMPORT_PARTS", 2, minimum=1)
 IMPORT_PARTS_MIN_BYTES = env.integer("IMPORT_PARTS_MIN_BYTES", 32 * 1024 * 1024, minimum=0)
 

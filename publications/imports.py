@@ -184,7 +184,8 @@ def _file_pages(paths: list[str], skip: int, part: Part = WHOLE) -> Iterator[Pag
     for path in paths:
         for item in files.read_file(Path(path), part):
             if isinstance(item, SourceError):
-                yield item
+                if index >= skip:  # one met before the saved position was recorded then
+                    yield item
                 continue
             for chunk in _chunks(item):
                 index += 1
@@ -219,10 +220,11 @@ def import_run_execute(*, run_id: int, progress: Callable | None = None) -> Impo
             from publications import parts
 
             parts.execute_in_processes(run, count, progress)
-            raise_title_candidates_between_parts(run)
         else:
             for index in range(count):
                 execute_part(run, Part(index, count), progress)
+        if count > 1:  # parts written at once (now or before a resume) miss each other's works
+            raise_title_candidates_between_parts(run)
         _finish(run, ImportRun.Status.SUCCEEDED)
     except RunCancelled:
         pass
@@ -242,6 +244,8 @@ def _part_count(run: ImportRun) -> int:
     """How many parts a run is written in: as many as it was started with, when it resumes."""
     if isinstance(run.cursor, dict) and isinstance(run.cursor.get("parts"), list):
         return max(len(run.cursor["parts"]), 1)
+    if Position.load(run.cursor) != Position():  # started in one part: it goes on in one
+        return 1
     if run.kind != ImportRun.Kind.FILE or connection.vendor != "postgresql":
         return 1
     sizes = [Path(p).stat().st_size for p in run.parameters["paths"] if Path(p).is_file()]
@@ -265,6 +269,35 @@ def execute_part(
     Raises ``RunCancelled`` when the run is cancelled meanwhile. ``main``: this is
     the process that keeps the planner's statistics up to date (one per run).
     """
+    with _writing(run, part):
+        _execute_part(run, part, progress, main=main)
+
+
+@contextmanager
+def _writing(run: ImportRun, part: Part):
+    """Hold the part for the caller: one process at a time writes a part of a run (PostgreSQL).
+
+    A worker that lost its task (or a part whose parent is gone) may still be
+    writing its last batch when the run is started again; the new writer waits
+    for it here, then reads the position it left.
+    """
+    if connection.vendor != "postgresql":
+        yield
+        return
+    key = [run.pk % 2**31, part.index]  # the two-key form, used for nothing else
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_lock(%s, %s)", key)
+    try:
+        run.refresh_from_db(fields=["status", "cursor", "counters", "processed", "total"])
+        if run.status == ImportRun.Status.CANCELLED:
+            raise RunCancelled
+        yield
+    finally:
+        with suppress(DatabaseError), connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_unlock(%s, %s)", key)
+
+
+def _execute_part(run: ImportRun, part: Part, progress: Callable | None, *, main: bool) -> None:
     statistics = _Statistics(run, enabled=main)
 
     def write(batch: Batch, prepared: Prepared | None, rewritten: set[str]) -> set[str]:
@@ -672,10 +705,7 @@ class Prepared:
 
     def forget_reads(self) -> None:
         """Before writing the batch again: what was read from the database may have changed."""
-        ahead = self.result()[1]
-        ahead.checked.clear()
-        ahead.stored.clear()
-        ahead.drafts.clear()
+        self.result()[1].forget_reads()
 
     def external_ids(self, changed: list, mapped: list) -> set[str]:
         keys = {id(p): key[2] for key, p in self.keyed if key}
@@ -846,6 +876,8 @@ def _ingest_isolating_bad_records(run, entity, mapped, problems, ahead=None) -> 
         if _lost_to_another_writer(exc):
             raise
         logger.warning("A batch of run %s failed; retrying its records one by one", run.pk)
+    if ahead is not None:  # e.g. another process stored one of its records meanwhile
+        ahead.forget_reads()
     total = BatchResult()
     for payload, record in mapped:
         try:

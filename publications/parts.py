@@ -6,11 +6,14 @@ connection of its own, keeps the other core busy meanwhile. Part 0 is written
 by the calling process, the others by processes started with ``spawn`` (a fresh
 interpreter: nothing of the caller's threads or connections is inherited).
 
-Each part saves its own position with each of its batches, so a run resumes
-part by part. The parts meet only in the shared rows (authors, institutions,
-topics, venues, funders), which are created with ``ON CONFLICT DO NOTHING`` and
-read back; a batch that deadlocks with another part is written again
-(``imports._write_batch``).
+Every line of one record falls to the same part (``files.Part``), so versions
+of a record are written in file order. Each part saves its own position with
+each of its batches, so a run resumes part by part, and holds an advisory lock
+while it writes (``imports._writing``). The parts meet only in the shared rows
+(authors, institutions, topics, venues, funders), which are created with ``ON
+CONFLICT DO NOTHING`` and read back; a batch that deadlocks with another part is
+written again (``imports._write_batch``). When one part fails, the calling
+process notices after its next batch and stops the others.
 
 This module imports nothing of Django at the top: a child process unpickles
 ``run_part`` before Django is set up.
@@ -25,6 +28,8 @@ from contextlib import suppress
 logger = logging.getLogger("publications")
 
 STOPPED = "stopped"
+STOPPED_CANCELLED = "RunCancelled"
+REPORT_LIMIT = 2000  # characters of a part's error sent back to the run
 SHARED_SETTINGS = ("IMPORT_BATCH_SIZE",)  # as the starting process has them, whatever the env
 
 
@@ -44,7 +49,6 @@ def execute_in_processes(run, count: int, progress=None) -> None:
     from publications.imports import Part, PartFailed, RunCancelled, execute_part
 
     context = multiprocessing.get_context("spawn")
-    children = []
     options = {
         "database": connection.settings_dict["NAME"],
         "settings_module": os.environ.get("DJANGO_SETTINGS_MODULE", "config.settings"),
@@ -53,6 +57,7 @@ def execute_in_processes(run, count: int, progress=None) -> None:
         "settings": {name: getattr(settings, name) for name in SHARED_SETTINGS},
         "parent": os.getpid(),
     }
+    watched = _Children()
     try:
         for index in range(1, count):
             receiver, sender = context.Pipe(duplex=False)
@@ -63,40 +68,76 @@ def execute_in_processes(run, count: int, progress=None) -> None:
             )
             process.start()
             sender.close()
-            children.append((index, process, receiver))
-        cancelled = False
+            watched.add(index, process, receiver)
+
+        def after_batch(current) -> None:
+            watched.raise_if_one_failed(count)  # no use writing on once another part failed
+            if progress:
+                progress(current)
+
         try:
-            execute_part(run, Part(0, count), progress)
+            execute_part(run, Part(0, count), after_batch)
         except RunCancelled:
-            cancelled = True
-        failures = []
-        for index, process, receiver in children:
-            outcome = _outcome(process, receiver)
-            if outcome == RunCancelled.__name__:
-                cancelled = True
-            elif outcome is not None:
-                failures.append(f"part {index + 1} of {count}: {outcome}")
+            watched.cancelled = True
+        except PartFailed:
+            pass  # another part failed: the rest are stopped below
+        if not watched.outcomes:
+            watched.collect_all()
     finally:
-        for _, process, _ in children:
-            if process.is_alive():  # this process failed: the others stop too
-                process.terminate()
-                process.join()
+        watched.stop_the_rest()
     run.refresh_from_db(fields=["counters", "processed", "cursor", "total"])  # all parts' counts
-    if failures:
-        raise PartFailed("; ".join(failures))
-    if cancelled:
+    if watched.failures(count):
+        raise PartFailed("; ".join(watched.failures(count)))
+    if watched.cancelled:
         raise RunCancelled
 
 
-def _outcome(process, receiver) -> str | None:
-    """None when the part finished, else the name of how it stopped (or its error)."""
-    process.join()
-    try:
-        if receiver.poll():
-            return receiver.recv()
-    except (EOFError, OSError):
-        pass
-    return f"the process ended with exit code {process.exitcode}"
+class _Children:
+    """The processes writing the other parts, and how each ended."""
+
+    def __init__(self):
+        self.running: dict[int, tuple] = {}
+        self.outcomes: dict[int, str] = {}
+        self.cancelled = False
+
+    def add(self, index: int, process, receiver) -> None:
+        self.running[index] = (process, receiver)
+
+    def _collect(self, index: int) -> None:
+        """Read how part ``index`` ended (it has reported, or its pipe closed) and reap it."""
+        process, receiver = self.running.pop(index)
+        try:
+            outcome = receiver.recv()  # before joining: a long report waits to be read
+        except (EOFError, OSError):  # it ended without a word (e.g. killed)
+            process.join()
+            outcome = f"the process ended with exit code {process.exitcode}"
+        process.join()
+        if outcome == STOPPED_CANCELLED:
+            self.cancelled = True
+        elif outcome is not None:
+            self.outcomes[index] = outcome
+
+    def raise_if_one_failed(self, count: int) -> None:
+        from publications.imports import PartFailed
+
+        for index in [i for i, (_, receiver) in self.running.items() if receiver.poll()]:
+            self._collect(index)
+        if self.outcomes:
+            raise PartFailed("; ".join(self.failures(count)))
+
+    def collect_all(self) -> None:
+        for index in list(self.running):
+            self._collect(index)
+
+    def failures(self, count: int) -> list[str]:
+        return [f"part {i + 1} of {count}: {o}" for i, o in sorted(self.outcomes.items())]
+
+    def stop_the_rest(self) -> None:
+        """This process failed or another part did: the parts still running stop too."""
+        for process, _ in self.running.values():
+            if process.is_alive():
+                process.terminate()
+            process.join()
 
 
 def run_part(run_id: int, index: int, count: int, options: dict, report) -> None:
@@ -126,12 +167,12 @@ def run_part(run_id: int, index: int, count: int, options: dict, report) -> None
         run = ImportRun.objects.get(pk=run_id)
         execute_part(run, Part(index, count), still_wanted, main=False)
     except RunCancelled:
-        outcome = RunCancelled.__name__
+        outcome = STOPPED_CANCELLED
     except ParentGone:
         outcome = STOPPED
     except BaseException as exc:
         logger.exception("Part %s of %s of import run %s failed", index + 1, count, run_id)
-        outcome = f"{type(exc).__name__}: {exc}"
+        outcome = f"{type(exc).__name__}: {exc}"[:REPORT_LIMIT]
     finally:
         from django.db import connections
 

@@ -7,6 +7,7 @@ with the batch size. The caller owns the transaction (one per batch).
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -77,6 +78,12 @@ class Ahead:
 
     def draft(self, record: WorkRecord) -> Work:
         return self.drafts.pop(id(record), None) or new_work(record)
+
+    def forget_reads(self) -> None:
+        """What was read from the database, or drafted against it, may be stale: read it again."""
+        self.checked.clear()
+        self.stored.clear()
+        self.drafts.clear()
 
 
 @dataclass
@@ -682,20 +689,25 @@ def raise_title_candidates_between_parts(run) -> int:
         source_records__import_run=run,
         created_at__gte=run.started_at or run.created_at,
     ).exclude(normalized_title="")
+    # Two works that both have an OpenAlex id are told apart by it: only titles shared
+    # with a work that has none can pair.
     repeated = (
         works.values("normalized_title")
-        .annotate(n=models.Count("id", distinct=True))
-        .filter(n__gt=1)
+        .annotate(
+            n=models.Count("id", distinct=True),
+            bare=models.Count("id", distinct=True, filter=Q(openalex_id__isnull=True)),
+        )
+        .filter(n__gt=1, bare__gt=0)
         .values("normalized_title")
     )
     groups = defaultdict(list)
-    for work in works.filter(normalized_title__in=repeated).distinct().order_by("pk"):
+    fields = ("normalized_title", "doi", "openalex_id", "publication_year", "first_author_surname")
+    for work in works.filter(normalized_title__in=repeated).only(*fields).distinct().order_by("pk"):
         groups[work.normalized_title].append(work)
     candidates = [
         MergeCandidate(kind="work", work_a=a, work_b=b, reason=_title_reason(a, b), score=0.7)
         for group in groups.values()
-        for i, a in enumerate(group)
-        for b in group[i + 1 :]
+        for a, b in _pairs_with_a_bare_work(group)
         if not _conflicting_ids(a, b)
     ]
     if not candidates:
@@ -716,6 +728,15 @@ def raise_title_candidates_between_parts(run) -> int:
     ]
     MergeCandidate.objects.bulk_create(fresh, ignore_conflicts=True)
     return len(fresh)
+
+
+def _pairs_with_a_bare_work(group: list[Work]) -> Iterator[tuple[Work, Work]]:
+    """Each pair of ``group`` in which a work has no OpenAlex id, once, the older first."""
+    for bare in (w for w in group if w.openalex_id is None):
+        for other in group:
+            if other is bare or (other.openalex_id is None and other.pk < bare.pk):
+                continue  # itself, or a pair already given from the other side
+            yield (bare, other) if bare.pk < other.pk else (other, bare)
 
 
 def ingest_works(

@@ -8,10 +8,14 @@ parts come out as ``SourceError`` items, not exceptions, so the caller can
 quarantine them and go on.
 
 A file can be read in parts (``Part``), so that several processes can share one
-snapshot: part *i* of *n* takes every *n*-th block of ``BATCH`` lines of a JSON
-Lines file, starting at block *i*, and reads (parses) no other line. A file
-that is one document (an entity, a list page, a feed, a cassette) belongs
-whole to part 0, and so do problems with the file itself.
+snapshot: each line of a JSON Lines file belongs to one part, chosen by the id
+of the record on it, so every line of one record, in this file or another of
+the run, goes to the same part and is written in file order, as one process
+would. Each part parses only its own lines: the id is read from the start of
+the line where it stands first (as in OpenAlex snapshots), otherwise from the
+parsed line; a line with no id (a list page, bad JSON) goes by its block of
+``BATCH`` lines. A file that is one document (an entity, a list page, a feed, a
+cassette) belongs whole to part 0, and so do problems with the file itself.
 """
 
 from __future__ import annotations
@@ -80,6 +84,11 @@ _HIDDEN_PARAMETERS = {"api_key", "mailto", "email"}
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
+# A record's id at the very start of its line: {"id": "https://openalex.org/W123", …
+_LEADING_ID_RE = re.compile(rb'\s*\{\s*"id"\s*:\s*"([^"\\]{1,255})"')
+_UNREADABLE = object()  # a line that is not JSON
+
+
 @dataclass(frozen=True)
 class Part:
     """Part ``index`` (from 0) of ``count``: which lines of a JSON Lines file it reads."""
@@ -87,12 +96,23 @@ class Part:
     index: int = 0
     count: int = 1
 
-    def owns_line(self, number: int) -> bool:
-        return ((number - 1) // BATCH) % self.count == self.index
+    def owner(self, key: bytes | None, number: int) -> int:
+        """The part that writes the record with id ``key`` on line ``number``."""
+        if key:  # the short form, so that a URL and a bare id agree
+            return zlib.crc32(key.rsplit(b"/", 1)[-1].upper()) % self.count
+        return ((number - 1) // BATCH) % self.count
 
     @property
     def first(self) -> bool:
         return self.index == 0
+
+
+def _record_key(document: object) -> bytes | None:
+    """The id a parsed line's record is known by (OpenAlex ``id``, else ``arxiv_id``)."""
+    if not isinstance(document, dict):
+        return None
+    value = document.get("id") or document.get("arxiv_id")
+    return value.strip().encode() if isinstance(value, str) and value.strip() else None
 
 
 WHOLE = Part()
@@ -189,12 +209,27 @@ def _json_lines(
 ):
     batch: list[dict] = []
     entity = None
-    owns = None if part.count == 1 else part.owns_line
     for number, line in enumerate(itertools.chain(head, stream), start=1):
-        if (owns and not owns(number)) or not line.strip():
+        if not line.strip():
             continue
+        document = None
+        if part.count > 1:
+            leading = _LEADING_ID_RE.match(line)
+            if leading:
+                key = leading.group(1)
+            else:  # the id stands elsewhere in the object: parse the line to find it
+                try:
+                    document = orjson.loads(line)
+                except ValueError:
+                    document = _UNREADABLE
+                key = _record_key(document)
+            if part.owner(key, number) != part.index:
+                continue
         try:
-            document = orjson.loads(line)  # the hot loop of a snapshot import
+            if document is _UNREADABLE:
+                orjson.loads(line)  # raises again, with the reason
+            elif document is None:
+                document = orjson.loads(line)  # the hot loop of a snapshot import
         except ValueError as exc:
             yield from _flush(entity, batch)
             yield SourceError(f"{label} line {number}: not valid JSON ({exc})", body=_preview(line))

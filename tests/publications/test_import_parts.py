@@ -38,7 +38,7 @@ def write_lines(path, records):
 # Reading a file in parts ----------------------------------------------------
 
 
-def test_parts_of_a_snapshot_share_its_lines_in_blocks(tmp_path):
+def test_parts_of_a_snapshot_share_its_lines_by_record(tmp_path):
     path = tmp_path / "works.jsonl"
     write_corpus(path, 2 * files.BATCH + 500)
     ids = [json.loads(line)["id"] for line in path.read_text().splitlines()]
@@ -47,9 +47,32 @@ def test_parts_of_a_snapshot_share_its_lines_in_blocks(tmp_path):
         return [p["id"] for page in files.read_file(path, part) for p in page.payloads]
 
     first, second = read(files.Part(0, 2)), read(files.Part(1, 2))
-    assert second == ids[files.BATCH : 2 * files.BATCH]
-    assert first == ids[: files.BATCH] + ids[2 * files.BATCH :]
+    assert sorted(first + second) == sorted(ids)  # every line once
+    assert first == [i for i in ids if i in set(first)]  # each part in file order
+    assert 0.4 < len(first) / len(ids) < 0.6  # shared about evenly
     assert read(files.WHOLE) == ids
+
+
+def test_every_line_of_one_record_goes_to_the_same_part(tmp_path):
+    """Wherever its id stands in the line and however it is written, so its versions keep order."""
+    records = list(generate_works(200))
+    reordered = [{k: v for k, v in reversed(r.items())} for r in records]  # "id" last
+    plain = [{**r, "id": r["id"].replace("https:", "http:")} for r in records]
+    paths = [
+        write_lines(tmp_path / "a.jsonl", records),
+        write_lines(tmp_path / "b.jsonl", reordered),
+        write_lines(tmp_path / "c.jsonl", plain),
+    ]
+    owners = {}
+    for index in (0, 1):
+        for path in paths:
+            for page in files.read_file(path, files.Part(index, 2)):
+                for payload in page.payloads:
+                    key = payload["id"].rsplit("/", 1)[-1]
+                    owners.setdefault(key, set()).add(index)
+    assert len(owners) == 200
+    assert all(len(parts) == 1 for parts in owners.values())
+    assert {next(iter(parts)) for parts in owners.values()} == {0, 1}
 
 
 def test_a_file_that_is_one_document_belongs_to_the_first_part(real_fixtures):
@@ -74,6 +97,85 @@ def test_a_bad_line_is_reported_by_the_part_that_owns_it(tmp_path):
     }
     assert errors[0] == []
     assert [str(e).split(":")[0] for e in errors[1]] == [f"works.jsonl line {files.BATCH + 4}"]
+
+
+def test_a_bad_line_before_the_saved_position_is_not_reported_again(tmp_path, settings):
+    settings.IMPORT_BATCH_SIZE = 100
+    lines = [json.dumps(w) for w in generate_works(300)]
+    lines.insert(200, "{not json")  # read after the first two batches of 100
+    path = tmp_path / "works.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+
+    def errors(skip):
+        return [i for i in imports._file_pages([str(path)], skip) if not hasattr(i, "payloads")]
+
+    assert len(errors(0)) == 1
+    assert len(errors(2)) == 1  # the position just before it: it may not have been recorded yet
+    assert errors(3) == []  # recorded before the batch after it was written
+
+
+@pytest.mark.django_db
+def test_a_run_resumes_in_as_many_parts_as_it_started_with(tmp_path, settings):
+    settings.IMPORT_PARTS, settings.IMPORT_PARTS_MIN_BYTES = 3, 0
+    path = write_lines(tmp_path / "w.jsonl", list(generate_works(5)))
+    run = import_run_create(
+        source="openalex", kind="file", parameters={"paths": [str(path)]}, queue=False
+    )
+    fresh = 3 if connection.vendor == "postgresql" else 1
+    assert imports._part_count(run) == fresh
+    run.cursor = {"parts": [{"at": 1, "done": 0}, None]}
+    assert imports._part_count(run) == 2
+    run.cursor = {"at": 4, "done": 0}  # started (or resumed) in one part: it goes on in one
+    assert imports._part_count(run) == 1
+
+
+# Title matches between parts ----------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_title_matches_two_parts_missed_are_raised_once_afterwards():
+    from django.utils import timezone
+
+    from publications.ingest.works import raise_title_candidates_between_parts
+    from publications.models import LinkConstraint
+    from tests.factories import WorkFactory
+
+    run = ImportRun.objects.create(
+        source="openalex", kind="file", parameters={}, started_at=timezone.now()
+    )
+
+    def work(title, openalex_id=None, doi=None, in_run=True):
+        made = WorkFactory(
+            title=title, openalex_id=openalex_id, doi=doi, first_author_surname="lovelace"
+        )
+        SourceRecord.objects.create(
+            source="arxiv" if openalex_id is None else "openalex",
+            external_id=openalex_id or f"local-{made.pk}",
+            payload={},
+            content_hash="x",
+            fetched_at=timezone.now(),
+            work=made,
+            import_run=run if in_run else None,
+        )
+        return made
+
+    older = work("Notes on engines")
+    Work.objects.filter(pk=older.pk).update(created_at=timezone.now() - timezone.timedelta(days=1))
+    bare = work("Notes on engines")
+    with_id = work("Notes on engines", "W1")
+    other_id = work("Notes on engines", "W2")  # with_id and other_id: told apart by their ids
+    work("On two DOIs", doi="10.1/a")
+    work("On two DOIs", doi="10.1/b")  # different DOIs: different works
+    kept_a, kept_b = work("Kept apart"), work("Kept apart", "W3")
+    LinkConstraint.objects.create(
+        kind=LinkConstraint.Kind.CANNOT_LINK, work=kept_a, other_work=kept_b
+    )
+    work("A title of its own")
+
+    assert raise_title_candidates_between_parts(run) == 2
+    pairs = {frozenset(p) for p in MergeCandidate.objects.values_list("work_a", "work_b")}
+    assert pairs == {frozenset((bare.pk, with_id.pk)), frozenset((bare.pk, other_id.pk))}
+    assert raise_title_candidates_between_parts(run) == 0  # raised once
 
 
 # One batch, several records of one work -------------------------------------
@@ -173,7 +275,7 @@ postgres_only = pytest.mark.skipif(
     connection.vendor != "postgresql",
     reason="parts are written by processes of their own on PostgreSQL (set DATABASE_URL)",
 )
-WORKS = 2 * files.BATCH + 200  # three blocks of lines: 0 and 2 for one part, 1 for the other
+WORKS = 2 * files.BATCH + 200
 
 
 def written() -> dict:
@@ -258,6 +360,8 @@ def test_a_part_killed_mid_run_fails_the_run_and_a_retry_finishes_it(corpus, set
 
     assert run.status == ImportRun.Status.FAILED
     assert "part 2 of 2" in run.error and "exit code -9" in run.error
+    # This process noticed at its next batch and stopped writing: two batches, not all.
+    assert run.cursor["parts"][0]["at"] == 2
     assert run.processed < WORKS
     imports.import_run_retry(run=run)  # queued inline: it resumes each part where it stopped
     run.refresh_from_db()
@@ -265,3 +369,72 @@ def test_a_part_killed_mid_run_fails_the_run_and_a_retry_finishes_it(corpus, set
     assert run.processed == WORKS
     assert SourceRecord.objects.count() == WORKS
     assert written() == expected
+
+
+@postgres_only
+@pytest.mark.django_db(transaction=True)
+def test_a_record_seen_again_in_a_later_file_ends_as_that_file_has_it(tmp_path, settings):
+    """Parts keep file order for each record: all its lines are written by one part.
+
+    The later file revises the last records of the first one on lines that, cut into
+    blocks, a part with nothing else to do would write before the first file's
+    versions.
+    """
+    settings.IMPORT_PARTS, settings.IMPORT_PARTS_MIN_BYTES = 2, 0
+    settings.IMPORT_BATCH_SIZE = 250
+    records = list(generate_works(2 * files.BATCH, seed=3))
+    revised = [{**r, "title": f"{r['title']} (revised)"} for r in records[900 : files.BATCH]]
+    first = write_lines(tmp_path / "a.jsonl", records[: files.BATCH])
+    later = write_lines(tmp_path / "b.jsonl", records[files.BATCH :] + revised)
+
+    run = run_files(first, later)
+
+    assert run.status == ImportRun.Status.SUCCEEDED, run.error
+    assert len(run.cursor["parts"]) == 2
+    n = len(records)
+    assert run.counters == {"created": n, "updated": 100, "unchanged": 0, "problems": 0}
+    titles = dict(Work.objects.values_list("openalex_id", "title"))
+    assert {titles[r["id"].rsplit("/", 1)[1]] for r in revised} == {r["title"] for r in revised}
+
+
+@postgres_only
+@pytest.mark.django_db(transaction=True)
+def test_a_part_is_written_by_one_process_at_a_time(tmp_path, settings):
+    """A second writer of a part waits for the first, then goes on from where it left off."""
+    import threading
+
+    import psycopg
+    from django.db import connections
+
+    settings.IMPORT_PARTS, settings.IMPORT_BATCH_SIZE = 1, 100
+    path = write_lines(tmp_path / "w.jsonl", list(generate_works(300)))
+    run = import_run_create(
+        source="openalex", kind="file", parameters={"paths": [str(path)]}, queue=False
+    )
+    database = connection.settings_dict
+    other = psycopg.connect(
+        dbname=database["NAME"], user=database["USER"], host=database["HOST"],
+        port=database["PORT"] or 5432, password=database["PASSWORD"] or None, autocommit=True,
+    )  # fmt: skip
+    other.execute("SELECT pg_advisory_lock(%s, %s)", [run.pk, 0])  # the first writer holds it
+
+    def second_writer():
+        try:
+            import_run_execute(run_id=run.pk)
+        finally:
+            connections.close_all()
+
+    thread = threading.Thread(target=second_writer)
+    thread.start()
+    time.sleep(1.5)
+    assert ImportRun.objects.get(pk=run.pk).processed == 0  # waiting for the first writer
+    # The first writer saves its first batch, then lets go.
+    ImportRun.objects.filter(pk=run.pk).update(cursor={"at": 1, "done": 0}, processed=100)
+    other.execute("SELECT pg_advisory_unlock(%s, %s)", [run.pk, 0])
+    other.close()
+    thread.join(60)
+
+    run.refresh_from_db()
+    assert run.status == ImportRun.Status.SUCCEEDED, run.error
+    assert run.processed == 300
+    assert SourceRecord.objects.count() == 200  # the first batch was left to the first writer
