@@ -170,7 +170,7 @@ WHOLE = Part()
 
 def _pager(run: ImportRun, part: Part) -> Callable[[object], Iterator[Page | SourceError]]:
     if run.kind == ImportRun.Kind.FILE:
-        return lambda at: _file_pages(run.parameters["paths"], int(at or 0), part)
+        return lambda at: _file_pages(run.parameters["paths"], at, part)
     if run.source == Source.OPENALEX:
         from publications.sources import openalex as module
     else:
@@ -178,19 +178,33 @@ def _pager(run: ImportRun, part: Part) -> Callable[[object], Iterator[Page | Sou
     return lambda at: module.pages(run.kind, run.parameters, cursor=at)
 
 
-def _file_pages(paths: list[str], skip: int, part: Part = WHOLE) -> Iterator[Page | SourceError]:
-    """Pages from recorded files (``part`` of them), numbered across files so a run can resume."""
-    index = 0
+def _file_pages(paths: list[str], at, part: Part = WHOLE) -> Iterator[Page | SourceError]:
+    """Pages from recorded files (``part`` of them), from the position ``at`` on.
+
+    A position counts the records of the part read before it (``{"records": n}``),
+    across files, so a run resumes at the same record whatever batch size it
+    resumes with. (A bare number, as older runs saved, counts batches.)
+    """
+    skip = at.get("records", 0) if isinstance(at, dict) else 0
+    skip_batches = int(at or 0) if not isinstance(at, dict) else 0
+    index = records = 0
     for path in paths:
         for item in files.read_file(Path(path), part):
             if isinstance(item, SourceError):
-                if index >= skip:  # one met before the saved position was recorded then
+                if records >= skip and index >= skip_batches:  # else recorded before the stop
                     yield item
                 continue
+            before = records
+            records += len(item.payloads)
+            if records < skip or (item.payloads and records == skip):
+                continue  # written before the stop
+            cut = max(skip - before, 0)
+            item.payloads, done = item.payloads[cut:], before + cut
             for chunk in _chunks(item):
                 index += 1
-                if index > skip:
-                    chunk.next_cursor = index
+                done += len(chunk.payloads)
+                if index > skip_batches:
+                    chunk.next_cursor = {"records": done}
                     yield chunk
 
 

@@ -30,7 +30,7 @@ logger = logging.getLogger("publications")
 STOPPED = "stopped"
 STOPPED_CANCELLED = "RunCancelled"
 REPORT_LIMIT = 2000  # characters of a part's error sent back to the run
-SHARED_SETTINGS = ("IMPORT_BATCH_SIZE",)  # as the starting process has them, whatever the env
+SHARED_SETTINGS = ("IMPORT_BATCH_SIZE",)
 
 
 def execute_in_processes(run, count: int, progress=None) -> None:
@@ -53,7 +53,7 @@ def execute_in_processes(run, count: int, progress=None) -> None:
         "database": connection.settings_dict["NAME"],
         "settings_module": os.environ.get("DJANGO_SETTINGS_MODULE", "config.settings"),
         "eager": bool(current_app.conf.task_always_eager),
-        # Positions count batches: every part must cut its lines into batches alike.
+        # As the starting process has them, whatever the children's environment says.
         "settings": {name: getattr(settings, name) for name in SHARED_SETTINGS},
         "parent": os.getpid(),
     }

@@ -106,12 +106,29 @@ def test_a_bad_line_before_the_saved_position_is_not_reported_again(tmp_path, se
     path = tmp_path / "works.jsonl"
     path.write_text("\n".join(lines) + "\n")
 
-    def errors(skip):
-        return [i for i in imports._file_pages([str(path)], skip) if not hasattr(i, "payloads")]
+    def errors(records):
+        pages = imports._file_pages([str(path)], {"records": records})
+        return [i for i in pages if not hasattr(i, "payloads")]
 
     assert len(errors(0)) == 1
-    assert len(errors(2)) == 1  # the position just before it: it may not have been recorded yet
-    assert errors(3) == []  # recorded before the batch after it was written
+    assert len(errors(200)) == 1  # the position just before it: it may not have been recorded
+    assert errors(300) == []  # recorded before the batch after it was written
+
+
+def test_a_file_position_counts_records_whatever_the_batch_size(tmp_path, settings):
+    path = write_lines(tmp_path / "w.jsonl", list(generate_works(300)))
+    ids = [json.loads(line)["id"] for line in path.read_text().splitlines()]
+    settings.IMPORT_BATCH_SIZE = 100
+    first = next(imports._file_pages([str(path)], None))
+    assert first.next_cursor == {"records": 100}
+
+    settings.IMPORT_BATCH_SIZE = 40  # resumed with smaller batches: the same records follow
+    pages = list(imports._file_pages([str(path)], first.next_cursor))
+    assert [p["id"] for page in pages for p in page.payloads] == ids[100:]
+    assert pages[0].next_cursor == {"records": 140}
+    settings.IMPORT_BATCH_SIZE = 250  # or larger ones, from the middle of a batch
+    pages = list(imports._file_pages([str(path)], {"records": 120}))
+    assert [p["id"] for page in pages for p in page.payloads] == ids[120:]
 
 
 @pytest.mark.django_db
@@ -361,8 +378,9 @@ def test_a_part_killed_mid_run_fails_the_run_and_a_retry_finishes_it(corpus, set
     assert run.status == ImportRun.Status.FAILED
     assert "part 2 of 2" in run.error and "exit code -9" in run.error
     # This process noticed at its next batch and stopped writing: two batches, not all.
-    assert run.cursor["parts"][0]["at"] == 2
+    assert run.cursor["parts"][0]["at"] == {"records": 500}
     assert run.processed < WORKS
+    settings.IMPORT_BATCH_SIZE = 400  # positions count records: any batch size resumes alike
     imports.import_run_retry(run=run)  # queued inline: it resumes each part where it stopped
     run.refresh_from_db()
     assert run.status == ImportRun.Status.SUCCEEDED, run.error
@@ -429,7 +447,8 @@ def test_a_part_is_written_by_one_process_at_a_time(tmp_path, settings):
     time.sleep(1.5)
     assert ImportRun.objects.get(pk=run.pk).processed == 0  # waiting for the first writer
     # The first writer saves its first batch, then lets go.
-    ImportRun.objects.filter(pk=run.pk).update(cursor={"at": 1, "done": 0}, processed=100)
+    first_batch = {"at": {"records": 100}, "done": 0}
+    ImportRun.objects.filter(pk=run.pk).update(cursor=first_batch, processed=100)
     other.execute("SELECT pg_advisory_unlock(%s, %s)", [run.pk, 0])
     other.close()
     thread.join(60)
