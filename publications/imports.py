@@ -78,6 +78,10 @@ class RunCancelled(Exception):
     pass
 
 
+class RunFinished(RunCancelled):
+    """Another writer finished the run meanwhile: there is nothing left to do."""
+
+
 def _require(parameters: dict, *names: str) -> None:
     for name in names:
         if not parameters.get(name):
@@ -181,21 +185,33 @@ def _pager(run: ImportRun, part: Part) -> Callable[[object], Iterator[Page | Sou
 def _file_pages(paths: list[str], at, part: Part = WHOLE) -> Iterator[Page | SourceError]:
     """Pages from recorded files (``part`` of them), from the position ``at`` on.
 
-    A position counts the records of the part read before it (``{"records": n}``),
-    across files, so a run resumes at the same record whatever batch size it
-    resumes with. (A bare number, as older runs saved, counts batches.)
+    A position counts the records of the part read before it, across files, and
+    the problems met right there that are recorded already: ``{"records": n,
+    "problems": k}``. So a run resumes at the same record whatever batch size it
+    resumes with, and records each problem once. A bare number, as runs saved
+    before, counts batches; a part of a run that saved bare numbers (when parts
+    took blocks of lines, not records) reads its records again from the start,
+    and those it wrote are found unchanged.
     """
-    skip = at.get("records", 0) if isinstance(at, dict) else 0
-    skip_batches = int(at or 0) if not isinstance(at, dict) else 0
-    index = records = 0
+    skip_batches = 0
+    if isinstance(at, dict):
+        skip, skip_problems = at.get("records", 0), at.get("problems", 0)
+    else:
+        skip = skip_problems = 0
+        skip_batches = int(at or 0) if part.count == 1 else 0
+    index = records = here = 0  # here: problems met since the last record
     for path in paths:
         for item in files.read_file(Path(path), part):
             if isinstance(item, SourceError):
-                if records >= skip and index >= skip_batches:  # else recorded before the stop
+                here += 1
+                after = records > skip or (records == skip and here > skip_problems)
+                if after and index >= skip_batches:
+                    item.resume_at = {"records": records, "problems": here}
                     yield item
                 continue
             before = records
             records += len(item.payloads)
+            here = 0 if item.payloads else here
             if records < skip or (item.payloads and records == skip):
                 continue  # written before the stop
             cut = max(skip - before, 0)
@@ -299,16 +315,21 @@ def _writing(run: ImportRun, part: Part):
         yield
         return
     key = [run.pk % 2**31, part.index]  # the two-key form, used for nothing else
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_advisory_lock(%s, %s)", key)
     try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_lock(%s, %s)", key)
         run.refresh_from_db(fields=["status", "cursor", "counters", "processed", "total"])
         if run.status == ImportRun.Status.CANCELLED:
             raise RunCancelled
+        if run.status == ImportRun.Status.SUCCEEDED:
+            raise RunFinished
         yield
     finally:
-        with suppress(DatabaseError), connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_unlock(%s, %s)", key)
+        try:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_unlock(%s, %s)", key)
+        except DatabaseError:  # the session cannot answer: closing it lets the lock go
+            connection.close()
 
 
 def _execute_part(run: ImportRun, part: Part, progress: Callable | None, *, main: bool) -> None:
@@ -341,7 +362,7 @@ def _execute_part(run: ImportRun, part: Part, progress: Callable | None, *, main
                     continue
                 pending.write_all()
                 if isinstance(item, SourceError):
-                    _record_source_error(run, item)
+                    _record_source_error(run, item, part)
                 else:  # an empty page moves the cursor on
                     with transaction.atomic():
                         _update_run(run, part, after=item)
@@ -907,7 +928,7 @@ def _ingest_isolating_bad_records(run, entity, mapped, problems, ahead=None) -> 
     return total
 
 
-def _record_source_error(run: ImportRun, error: SourceError) -> None:
+def _record_source_error(run: ImportRun, error: SourceError, part: Part = WHOLE) -> None:
     status = f" (HTTP {error.status})" if error.status and "HTTP" not in str(error) else ""
     with transaction.atomic():
         ImportProblem.objects.create(
@@ -916,8 +937,9 @@ def _record_source_error(run: ImportRun, error: SourceError) -> None:
             raw_payload=error.body[:100_000],
             error=f"{error}{status}",
         )
+        after = Position(error.resume_at) if error.resume_at is not None else None
         with suppress(RunCancelled):  # the problem is kept all the same
-            _update_run(run, WHOLE, problems=1)
+            _update_run(run, part, problems=1, after=after)
 
 
 def import_run_cancel(*, run: ImportRun) -> None:

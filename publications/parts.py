@@ -81,8 +81,7 @@ def execute_in_processes(run, count: int, progress=None) -> None:
             watched.cancelled = True
         except PartFailed:
             pass  # another part failed: the rest are stopped below
-        if not watched.outcomes:
-            watched.collect_all()
+        watched.collect_all()
     finally:
         watched.stop_the_rest()
     run.refresh_from_db(fields=["counters", "processed", "cursor", "total"])  # all parts' counts
@@ -126,8 +125,13 @@ class _Children:
             raise PartFailed("; ".join(self.failures(count)))
 
     def collect_all(self) -> None:
-        for index in list(self.running):
-            self._collect(index)
+        """Wait for the parts still running, each as it ends; stop waiting when one failed."""
+        from multiprocessing.connection import wait
+
+        while self.running and not self.outcomes:
+            ready = wait([receiver for _, receiver in self.running.values()])
+            for index in [i for i, (_, receiver) in self.running.items() if receiver in ready]:
+                self._collect(index)
 
     def failures(self, count: int) -> list[str]:
         return [f"part {i + 1} of {count}: {o}" for i, o in sorted(self.outcomes.items())]

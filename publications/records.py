@@ -19,13 +19,15 @@ class SourceError(Exception):
     """A source answered with an error instead of records.
 
     ``body`` keeps what it sent (JSON error, HTML page, error feed) so the
-    problem can be quarantined with it.
+    problem can be quarantined with it. ``resume_at``, when set, is the position
+    a run saves once the problem is recorded (it goes on after it).
     """
 
     def __init__(self, message: str, *, status: int | None = None, body: str = ""):
         super().__init__(message)
         self.status = status
         self.body = body
+        self.resume_at = None
 
 
 @dataclass(slots=True)

@@ -99,7 +99,7 @@ class Part:
     def owner(self, key: bytes | None, number: int) -> int:
         """The part that writes the record with id ``key`` on line ``number``."""
         if key:  # the short form, so that a URL and a bare id agree
-            return zlib.crc32(key.rsplit(b"/", 1)[-1].upper()) % self.count
+            return zlib.crc32(key.strip().rsplit(b"/", 1)[-1].upper()) % self.count
         return ((number - 1) // BATCH) % self.count
 
     @property

@@ -9,15 +9,24 @@ import logging
 import os
 import signal
 import time
+from contextlib import contextmanager
 
 import pytest
 from django.core.management import call_command
 from django.db import DatabaseError, connection
+from django.utils import timezone
 
 from publications import imports
 from publications.corpus import generate_works, write_corpus
 from publications.imports import import_run_create, import_run_execute
-from publications.models import Authorship, ImportRun, MergeCandidate, SourceRecord, Work
+from publications.models import (
+    Authorship,
+    ImportProblem,
+    ImportRun,
+    MergeCandidate,
+    SourceRecord,
+    Work,
+)
 from publications.sources import files
 
 SNAPSHOT = "openalex/snapshot/works__updated_date=2021-11-03__part_000.jsonl"
@@ -106,13 +115,53 @@ def test_a_bad_line_before_the_saved_position_is_not_reported_again(tmp_path, se
     path = tmp_path / "works.jsonl"
     path.write_text("\n".join(lines) + "\n")
 
-    def errors(records):
-        pages = imports._file_pages([str(path)], {"records": records})
+    def errors(**position):
+        pages = imports._file_pages([str(path)], position)
         return [i for i in pages if not hasattr(i, "payloads")]
 
-    assert len(errors(0)) == 1
-    assert len(errors(200)) == 1  # the position just before it: it may not have been recorded
-    assert errors(300) == []  # recorded before the batch after it was written
+    (error,) = errors(records=0)
+    assert error.resume_at == {"records": 200, "problems": 1}  # saved when it is recorded
+    assert len(errors(records=200)) == 1  # saved by the batch before it: not recorded yet
+    assert errors(records=200, problems=1) == []
+    assert errors(records=300) == []
+
+
+@pytest.mark.django_db
+def test_a_run_resumed_after_recording_a_bad_line_records_it_once(tmp_path, settings):
+    settings.IMPORT_BATCH_SIZE = 100
+    lines = [json.dumps(w) for w in generate_works(300)]
+    lines.insert(200, "{not json")
+    path = tmp_path / "works.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    run = run_files(path)
+    assert run.counters["problems"] == 1
+    # Stopped right after recording the problem: the cursor it saved then.
+    ImportRun.objects.filter(pk=run.pk).update(
+        status=ImportRun.Status.FAILED,
+        cursor={"at": {"records": 200, "problems": 1}, "done": 0},
+        processed=200,
+    )
+    run = import_run_execute(run_id=run.pk)  # as a retry does
+
+    assert run.status == ImportRun.Status.SUCCEEDED
+    assert run.processed == 300
+    assert run.counters["problems"] == 1
+    assert ImportProblem.objects.filter(run=run).count() == 1
+
+
+def test_older_positions_counted_batches(tmp_path, settings):
+    settings.IMPORT_BATCH_SIZE = 100
+    path = write_lines(tmp_path / "w.jsonl", list(generate_works(300)))
+    ids = [json.loads(line)["id"] for line in path.read_text().splitlines()]
+
+    def read(at, part=files.WHOLE):
+        return [
+            p["id"] for page in imports._file_pages([str(path)], at, part) for p in page.payloads
+        ]
+
+    assert read(2) == ids[200:]  # two batches written, in one part
+    # In parts, lines were shared by blocks then: the part reads its records again.
+    assert read(2, imports.Part(0, 2)) == read(None, imports.Part(0, 2))
 
 
 def test_a_file_position_counts_records_whatever_the_batch_size(tmp_path, settings):
@@ -415,45 +464,81 @@ def test_a_record_seen_again_in_a_later_file_ends_as_that_file_has_it(tmp_path, 
     assert {titles[r["id"].rsplit("/", 1)[1]] for r in revised} == {r["title"] for r in revised}
 
 
-@postgres_only
-@pytest.mark.django_db(transaction=True)
-def test_a_part_is_written_by_one_process_at_a_time(tmp_path, settings):
-    """A second writer of a part waits for the first, then goes on from where it left off."""
-    import threading
-
+@contextmanager
+def a_first_writer_holding_part(run, index=0):
+    """A connection of its own holding the part's lock, as another process writing it would."""
     import psycopg
-    from django.db import connections
 
-    settings.IMPORT_PARTS, settings.IMPORT_BATCH_SIZE = 1, 100
-    path = write_lines(tmp_path / "w.jsonl", list(generate_works(300)))
-    run = import_run_create(
-        source="openalex", kind="file", parameters={"paths": [str(path)]}, queue=False
-    )
     database = connection.settings_dict
     other = psycopg.connect(
         dbname=database["NAME"], user=database["USER"], host=database["HOST"],
         port=database["PORT"] or 5432, password=database["PASSWORD"] or None, autocommit=True,
     )  # fmt: skip
-    other.execute("SELECT pg_advisory_lock(%s, %s)", [run.pk, 0])  # the first writer holds it
+    other.execute("SELECT pg_advisory_lock(%s, %s)", [run.pk, index])
+    with other:
+        yield lambda: other.execute("SELECT pg_advisory_unlock(%s, %s)", [run.pk, index])
 
-    def second_writer():
+
+def in_a_thread(function):
+    import threading
+
+    from django.db import connections
+
+    def target():
         try:
-            import_run_execute(run_id=run.pk)
+            function()
         finally:
             connections.close_all()
 
-    thread = threading.Thread(target=second_writer)
+    thread = threading.Thread(target=target)
     thread.start()
-    time.sleep(1.5)
-    assert ImportRun.objects.get(pk=run.pk).processed == 0  # waiting for the first writer
-    # The first writer saves its first batch, then lets go.
-    first_batch = {"at": {"records": 100}, "done": 0}
-    ImportRun.objects.filter(pk=run.pk).update(cursor=first_batch, processed=100)
-    other.execute("SELECT pg_advisory_unlock(%s, %s)", [run.pk, 0])
-    other.close()
-    thread.join(60)
+    return thread
+
+
+@postgres_only
+@pytest.mark.django_db(transaction=True)
+def test_a_part_is_written_by_one_process_at_a_time(tmp_path, settings):
+    """A second writer of a part waits for the first, then goes on from where it left off."""
+    settings.IMPORT_PARTS, settings.IMPORT_BATCH_SIZE = 1, 100
+    path = write_lines(tmp_path / "w.jsonl", list(generate_works(300)))
+    run = import_run_create(
+        source="openalex", kind="file", parameters={"paths": [str(path)]}, queue=False
+    )
+    with a_first_writer_holding_part(run) as let_go:
+        thread = in_a_thread(lambda: import_run_execute(run_id=run.pk))
+        time.sleep(1.5)
+        assert ImportRun.objects.get(pk=run.pk).processed == 0  # waiting for the first writer
+        # The first writer saves its first batch, then lets go.
+        first_batch = {"at": {"records": 100}, "done": 0}
+        ImportRun.objects.filter(pk=run.pk).update(cursor=first_batch, processed=100)
+        let_go()
+        thread.join(60)
 
     run.refresh_from_db()
     assert run.status == ImportRun.Status.SUCCEEDED, run.error
     assert run.processed == 300
     assert SourceRecord.objects.count() == 200  # the first batch was left to the first writer
+
+
+@postgres_only
+@pytest.mark.django_db(transaction=True)
+def test_a_run_the_first_writer_finished_is_left_as_it_is(tmp_path, settings):
+    settings.IMPORT_PARTS = 1
+    path = write_lines(tmp_path / "w.jsonl", list(generate_works(50)))
+    run = import_run_create(
+        source="openalex", kind="file", parameters={"paths": [str(path)]}, queue=False
+    )
+    with a_first_writer_holding_part(run) as let_go:
+        thread = in_a_thread(lambda: import_run_execute(run_id=run.pk))
+        time.sleep(1)
+        finished = ImportRun.objects.filter(pk=run.pk)
+        finished.update(status=ImportRun.Status.SUCCEEDED, finished_at=timezone.now())
+        finished_at = finished.get().finished_at
+        let_go()
+        thread.join(60)
+
+    run.refresh_from_db()
+    assert (run.status, run.finished_at, run.processed) == (
+        ImportRun.Status.SUCCEEDED, finished_at, 0,
+    )  # fmt: skip
+    assert not SourceRecord.objects.exists()
