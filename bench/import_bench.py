@@ -12,7 +12,7 @@ Memory, for each size, the larger of the two imports:
   import's, or one of the processes writing a part of a large snapshot:
   ``IMPORT_PARTS``), as the kernel counts it;
 - ``peak all``: the peak of the memory of all the import's processes together,
-  sampled every 0.1 s as their proportional set size (PSS: a page shared by two
+  sampled every 0.5 s as their proportional set size (PSS: a page shared by two
   processes counts half in each), so it is what the worker as a whole holds.
 
     .venv/bin/python bench/import_bench.py --works 10000 100000
@@ -107,7 +107,7 @@ def tree_pss_kib(root: int) -> int:
 class TreeSampler(threading.Thread):
     """Samples the memory of a process tree until stopped; keeps the peak."""
 
-    def __init__(self, root: int, interval: float = 0.1):
+    def __init__(self, root: int, interval: float = 0.5):
         super().__init__(daemon=True)
         self.root, self.interval, self.peak = root, interval, 0
         self.stopped = threading.Event()
