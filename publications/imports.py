@@ -27,6 +27,7 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
+from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import DatabaseError, connection, transaction
@@ -263,6 +264,13 @@ def import_run_execute(*, run_id: int, progress: Callable | None = None) -> Impo
     except SourceError as exc:
         _record_source_error(run, exc)
         _finish(run, ImportRun.Status.FAILED, str(exc))
+    except Exception as exc:
+        if isinstance(exc, SoftTimeLimitExceeded):
+            raise  # the task queues the run again; it goes on from its cursor
+        logger.exception("Import run %s stopped with an error", run.pk)
+        with suppress(DatabaseError):  # e.g. the connection is gone: the run stays running
+            _finish(run, ImportRun.Status.FAILED, f"Stopped by an error: {exc}"[:2000])
+        raise
     return run
 
 

@@ -195,6 +195,35 @@ def test_a_run_resumes_in_as_many_parts_as_it_started_with(tmp_path, settings):
     assert imports._part_count(run) == 1
 
 
+@pytest.mark.django_db
+def test_a_run_stopped_by_an_unexpected_error_says_so_and_resumes(tmp_path, settings, monkeypatch):
+    settings.IMPORT_BATCH_SIZE = 100
+    path = write_lines(tmp_path / "w.jsonl", list(generate_works(300)))
+    real_update = imports._update_run
+    calls = {"n": 0}
+
+    def breaks_at_the_second_batch(*args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise RuntimeError("the disk went away")
+        return real_update(*args, **kwargs)
+
+    monkeypatch.setattr(imports, "_update_run", breaks_at_the_second_batch)
+    with pytest.raises(RuntimeError):
+        run_files(path)
+    run = ImportRun.objects.get()
+    assert run.status == ImportRun.Status.FAILED  # not left "running"
+    assert run.error == "Stopped by an error: the disk went away"
+    assert run.processed == 100
+
+    monkeypatch.setattr(imports, "_update_run", real_update)
+    imports.import_run_retry(run=run)
+    run = import_run_execute(run_id=run.pk)  # as the queued retry does
+    assert run.status == ImportRun.Status.SUCCEEDED
+    assert run.processed == 300
+    assert SourceRecord.objects.count() == 300
+
+
 # Title matches between parts ----------------------------------------------------
 
 
