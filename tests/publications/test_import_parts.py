@@ -28,15 +28,20 @@ from publications.models import (
     Work,
 )
 from publications.sources import files
+from tests.publications.doubles import fails_on_call
 
 SNAPSHOT = "openalex/snapshot/works__updated_date=2021-11-03__part_000.jsonl"
 
 
-def run_files(*paths, progress=None):
-    run = import_run_create(
+def file_run(*paths):
+    """A run over recorded files, created but not yet carried out."""
+    return import_run_create(
         source="openalex", kind="file", parameters={"paths": [str(p) for p in paths]}, queue=False
     )
-    return import_run_execute(run_id=run.pk, progress=progress)
+
+
+def run_files(*paths, progress=None):
+    return import_run_execute(run_id=file_run(*paths).pk, progress=progress)
 
 
 def write_lines(path, records):
@@ -184,9 +189,7 @@ def test_a_file_position_counts_records_whatever_the_batch_size(tmp_path, settin
 def test_a_run_resumes_in_as_many_parts_as_it_started_with(tmp_path, settings):
     settings.IMPORT_PARTS, settings.IMPORT_PARTS_MIN_BYTES = 3, 0
     path = write_lines(tmp_path / "w.jsonl", list(generate_works(5)))
-    run = import_run_create(
-        source="openalex", kind="file", parameters={"paths": [str(path)]}, queue=False
-    )
+    run = file_run(path)
     fresh = 3 if connection.vendor == "postgresql" else 1
     assert imports._part_count(run) == fresh
     run.cursor = {"parts": [{"at": 1, "done": 0}, None]}
@@ -200,15 +203,8 @@ def test_a_run_stopped_by_an_unexpected_error_says_so_and_resumes(tmp_path, sett
     settings.IMPORT_BATCH_SIZE = 100
     path = write_lines(tmp_path / "w.jsonl", list(generate_works(300)))
     real_update = imports._update_run
-    calls = {"n": 0}
-
-    def breaks_at_the_second_batch(*args, **kwargs):
-        calls["n"] += 1
-        if calls["n"] == 2:
-            raise RuntimeError("the disk went away")
-        return real_update(*args, **kwargs)
-
-    monkeypatch.setattr(imports, "_update_run", breaks_at_the_second_batch)
+    breaks = fails_on_call(real_update, 2, RuntimeError("the disk went away"))
+    monkeypatch.setattr(imports, "_update_run", breaks)
     with pytest.raises(RuntimeError):
         run_files(path)
     run = ImportRun.objects.get()
@@ -530,9 +526,7 @@ def test_a_part_is_written_by_one_process_at_a_time(tmp_path, settings):
     """A second writer of a part waits for the first, then goes on from where it left off."""
     settings.IMPORT_PARTS, settings.IMPORT_BATCH_SIZE = 1, 100
     path = write_lines(tmp_path / "w.jsonl", list(generate_works(300)))
-    run = import_run_create(
-        source="openalex", kind="file", parameters={"paths": [str(path)]}, queue=False
-    )
+    run = file_run(path)
     with a_first_writer_holding_part(run) as let_go:
         thread = in_a_thread(lambda: import_run_execute(run_id=run.pk))
         time.sleep(1.5)
@@ -554,9 +548,7 @@ def test_a_part_is_written_by_one_process_at_a_time(tmp_path, settings):
 def test_a_run_the_first_writer_finished_is_left_as_it_is(tmp_path, settings):
     settings.IMPORT_PARTS = 1
     path = write_lines(tmp_path / "w.jsonl", list(generate_works(50)))
-    run = import_run_create(
-        source="openalex", kind="file", parameters={"paths": [str(path)]}, queue=False
-    )
+    run = file_run(path)
     with a_first_writer_holding_part(run) as let_go:
         thread = in_a_thread(lambda: import_run_execute(run_id=run.pk))
         time.sleep(1)

@@ -20,6 +20,7 @@ from publications.models import (
     WorkTopic,
 )
 from publications.sources import openalex
+from tests.publications.doubles import fails_on_call
 
 pytestmark = pytest.mark.django_db
 
@@ -87,14 +88,7 @@ def test_a_killed_run_resumes_from_its_cursor_without_duplicates(
 ):
     settings.IMPORT_BATCH_SIZE = 7
     real_write = imports._write_batch
-    calls = {"n": 0}
-
-    def dies_after_first_batch(*args, **kwargs):
-        calls["n"] += 1
-        if calls["n"] == 2:
-            raise SystemExit("worker killed")
-        return real_write(*args, **kwargs)
-
+    dies_after_first_batch = fails_on_call(real_write, 2, SystemExit("worker killed"))
     monkeypatch.setattr(imports, "_write_batch", dies_after_first_batch)
     run = import_run_create(
         source="openalex",
