@@ -16,6 +16,7 @@ Memory, for each size, the larger of the two imports:
   processes counts half in each), so it is what the worker as a whole holds.
 
     .venv/bin/python bench/import_bench.py --works 10000 100000
+    .venv/bin/python bench/import_bench.py --works 100000 --parts 1 --summary  # one process
 
 Needs a PostgreSQL server (``--server``, default the local one); the benchmark
 database is dropped and created again for every size. Follow-up tasks go to a
@@ -146,6 +147,8 @@ def run(works: int, args) -> dict:
     path = corpus(works)
     env = {**os.environ, "DATABASE_URL": fresh_database(args.server, args.database)}
     env["REDIS_URL"] = args.redis
+    if args.parts:
+        env["IMPORT_PARTS"] = str(args.parts)
     # As a production worker runs: DEBUG off (DEBUG keeps the last 9,000 queries in memory).
     env["DEBUG"] = "false"
     env.setdefault("SECRET_KEY", "benchmark-only-key-" + "x" * 40)
@@ -163,6 +166,10 @@ def main() -> None:
     parser.add_argument("--server", default="postgres://postgres@127.0.0.1:5432")
     parser.add_argument("--database", default="scholarpages_bench")
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/15")
+    parser.add_argument(
+        "--parts", type=int, default=0, help="processes per import (IMPORT_PARTS; 1: one process)"
+    )
+    parser.add_argument("--summary", action="store_true", help="print each import's summary")
     args = parser.parse_args()
     print(
         f"{'works':>8} {'fresh s':>8} {'fresh/s':>8} {'again s':>8} {'again/s':>8} {'peak RSS':>9}"
@@ -178,6 +185,8 @@ def main() -> None:
             f"  {before:.2f}/{os.getloadavg()[0]:.2f}",
             flush=True,
         )
+        if args.summary:
+            print(f"{'':>8} fresh: {result['fresh'][3]}\n{'':>8} again: {result['unchanged'][3]}")
 
 
 if __name__ == "__main__":

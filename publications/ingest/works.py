@@ -621,10 +621,19 @@ def _load_constraints(work_ids: set[int]) -> Constraints:
     return Constraints(cannot, must)
 
 
+ARXIV_REGISTRANT = "10.48550/"  # the DOI prefix of every arXiv DOI
+
+
 def _conflicting_ids(work: Work, record: WorkRecord) -> bool:
-    """Two different DOIs (or OpenAlex ids) mean two different works, whatever the title."""
+    """Two different DOIs (or OpenAlex ids) mean two different works, whatever the title.
+
+    An arXiv DOI and another are not a conflict: a preprint and its published
+    version have one each (and, at OpenAlex, often a record each).
+    """
     if record.doi and work.doi and record.doi != work.doi:
-        return not (record.doi.startswith("10.48550/") or work.doi.startswith("10.48550/"))
+        return not (
+            record.doi.startswith(ARXIV_REGISTRANT) or work.doi.startswith(ARXIV_REGISTRANT)
+        )
     return bool(record.openalex_id and work.openalex_id and record.openalex_id != work.openalex_id)
 
 
@@ -689,15 +698,17 @@ def raise_title_candidates_between_parts(run) -> int:
         source_records__import_run=run,
         created_at__gte=run.started_at or run.created_at,
     ).exclude(normalized_title="")
-    # Two works that both have an OpenAlex id are told apart by it: only titles shared
-    # with a work that has none can pair.
+    # Two works with OpenAlex ids of their own are told apart by them, unless one is
+    # known by an arXiv DOI (a preprint's record): every pair that can match has such
+    # an "open" work in it.
+    open_work = Q(openalex_id__isnull=True) | Q(doi__startswith=ARXIV_REGISTRANT)
     repeated = (
         works.values("normalized_title")
         .annotate(
             n=models.Count("id", distinct=True),
-            bare=models.Count("id", distinct=True, filter=Q(openalex_id__isnull=True)),
+            open=models.Count("id", distinct=True, filter=open_work),
         )
-        .filter(n__gt=1, bare__gt=0)
+        .filter(n__gt=1, open__gt=0)
         .values("normalized_title")
     )
     groups = defaultdict(list)
@@ -707,7 +718,7 @@ def raise_title_candidates_between_parts(run) -> int:
     candidates = [
         MergeCandidate(kind="work", work_a=a, work_b=b, reason=_title_reason(a, b), score=0.7)
         for group in groups.values()
-        for a, b in _pairs_with_a_bare_work(group)
+        for a, b in _pairs_with_an_open_work(group)
         if not _conflicting_ids(a, b)
     ]
     if not candidates:
@@ -730,13 +741,18 @@ def raise_title_candidates_between_parts(run) -> int:
     return len(fresh)
 
 
-def _pairs_with_a_bare_work(group: list[Work]) -> Iterator[tuple[Work, Work]]:
-    """Each pair of ``group`` in which a work has no OpenAlex id, once, the older first."""
-    for bare in (w for w in group if w.openalex_id is None):
+def _is_open(work: Work) -> bool:
+    """A work whose OpenAlex id (if any) does not rule out a match with another's."""
+    return work.openalex_id is None or (work.doi or "").startswith(ARXIV_REGISTRANT)
+
+
+def _pairs_with_an_open_work(group: list[Work]) -> Iterator[tuple[Work, Work]]:
+    """Each pair of ``group`` with an open work in it (``_is_open``), once, the older first."""
+    for one in (w for w in group if _is_open(w)):
         for other in group:
-            if other is bare or (other.openalex_id is None and other.pk < bare.pk):
+            if other is one or (_is_open(other) and other.pk < one.pk):
                 continue  # itself, or a pair already given from the other side
-            yield (bare, other) if bare.pk < other.pk else (other, bare)
+            yield (one, other) if one.pk < other.pk else (other, one)
 
 
 def ingest_works(

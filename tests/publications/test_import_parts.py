@@ -262,10 +262,18 @@ def test_title_matches_two_parts_missed_are_raised_once_afterwards():
         kind=LinkConstraint.Kind.CANNOT_LINK, work=kept_a, other_work=kept_b
     )
     work("A title of its own")
+    # A preprint's record (arXiv DOI) and a published version's, each with an OpenAlex id.
+    preprint = work("Engines of thought", "W4", doi="10.48550/arxiv.2101.00001")
+    published = work("Engines of thought", "W5", doi="10.1000/journal.1")
+    work("Engines of thought", "W6")  # no DOI to set against the preprint's: the ids differ
 
-    assert raise_title_candidates_between_parts(run) == 2
+    assert raise_title_candidates_between_parts(run) == 3
     pairs = {frozenset(p) for p in MergeCandidate.objects.values_list("work_a", "work_b")}
-    assert pairs == {frozenset((bare.pk, with_id.pk)), frozenset((bare.pk, other_id.pk))}
+    assert pairs == {
+        frozenset((bare.pk, with_id.pk)),
+        frozenset((bare.pk, other_id.pk)),
+        frozenset((preprint.pk, published.pk)),
+    }
     assert raise_title_candidates_between_parts(run) == 0  # raised once
 
 
@@ -404,6 +412,7 @@ def test_a_snapshot_written_in_two_processes_lands_as_in_one(corpus, settings):
     settings.IMPORT_PARTS = 1
     alone = run_files(corpus)
     expected = written()
+    assert len(expected["candidates"]) > 5  # preprints and other records with a shared title
     call_command("flush", interactive=False, verbosity=0)
 
     settings.IMPORT_PARTS, settings.IMPORT_PARTS_MIN_BYTES = 2, 0
