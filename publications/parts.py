@@ -57,7 +57,7 @@ def execute_in_processes(run, count: int, progress=None) -> None:
         "settings": {name: getattr(settings, name) for name in SHARED_SETTINGS},
         "parent": os.getpid(),
     }
-    watched = _Children()
+    watched = _Children(count)
     try:
         for index in range(1, count):
             receiver, sender = context.Pipe(duplex=False)
@@ -71,7 +71,7 @@ def execute_in_processes(run, count: int, progress=None) -> None:
             watched.add(index, process, receiver)
 
         def after_batch(current) -> None:
-            watched.raise_if_one_failed(count)  # no use writing on once another part failed
+            watched.raise_if_one_failed()  # no use writing on once another part failed
             if progress:
                 progress(current)
 
@@ -85,8 +85,8 @@ def execute_in_processes(run, count: int, progress=None) -> None:
     finally:
         watched.stop_the_rest()
     run.refresh_from_db(fields=["counters", "processed", "cursor", "total"])  # all parts' counts
-    if watched.failures(count):
-        raise PartFailed("; ".join(watched.failures(count)))
+    if watched.outcomes:
+        raise PartFailed(watched.failures())
     if watched.cancelled:
         raise RunCancelled
 
@@ -94,7 +94,8 @@ def execute_in_processes(run, count: int, progress=None) -> None:
 class _Children:
     """The processes writing the other parts, and how each ended."""
 
-    def __init__(self):
+    def __init__(self, count: int):
+        self.count = count
         self.running: dict[int, tuple] = {}
         self.outcomes: dict[int, str] = {}
         self.cancelled = False
@@ -107,22 +108,24 @@ class _Children:
         process, receiver = self.running.pop(index)
         try:
             outcome = receiver.recv()  # before joining: a long report waits to be read
+            silent = False
         except (EOFError, OSError):  # it ended without a word (e.g. killed)
-            process.join()
-            outcome = f"the process ended with exit code {process.exitcode}"
+            outcome, silent = None, True
         process.join()
+        if silent:
+            outcome = f"the process ended with exit code {process.exitcode}"
         if outcome == STOPPED_CANCELLED:
             self.cancelled = True
         elif outcome is not None:
             self.outcomes[index] = outcome
 
-    def raise_if_one_failed(self, count: int) -> None:
+    def raise_if_one_failed(self) -> None:
         from publications.imports import PartFailed
 
         for index in [i for i, (_, receiver) in self.running.items() if receiver.poll()]:
             self._collect(index)
         if self.outcomes:
-            raise PartFailed("; ".join(self.failures(count)))
+            raise PartFailed(self.failures())
 
     def collect_all(self) -> None:
         """Wait for the parts still running, each as it ends; stop waiting when one failed."""
@@ -133,8 +136,10 @@ class _Children:
             for index in [i for i, (_, receiver) in self.running.items() if receiver in ready]:
                 self._collect(index)
 
-    def failures(self, count: int) -> list[str]:
-        return [f"part {i + 1} of {count}: {o}" for i, o in sorted(self.outcomes.items())]
+    def failures(self) -> str:
+        return "; ".join(
+            f"part {i + 1} of {self.count}: {o}" for i, o in sorted(self.outcomes.items())
+        )
 
     def stop_the_rest(self) -> None:
         """This process failed or another part did: the parts still running stop too."""

@@ -86,7 +86,6 @@ _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 # A record's id at the very start of its line: {"id": "https://openalex.org/W123", …
 _LEADING_ID_RE = re.compile(rb'\s*\{\s*"id"\s*:\s*"([^"\\]{1,255})"')
-_UNREADABLE = object()  # a line that is not JSON
 
 
 @dataclass(frozen=True)
@@ -212,27 +211,22 @@ def _json_lines(
     for number, line in enumerate(itertools.chain(head, stream), start=1):
         if not line.strip():
             continue
-        document = None
+        parsed = None  # (document, error), once the line is parsed
         if part.count > 1:
             leading = _LEADING_ID_RE.match(line)
             if leading:
                 key = leading.group(1)
             else:  # the id stands elsewhere in the object: parse the line to find it
-                try:
-                    document = orjson.loads(line)
-                except ValueError:
-                    document = _UNREADABLE
-                key = _record_key(document)
+                parsed = _parse(line)
+                key = _record_key(parsed[0])
             if part.owner(key, number) != part.index:
                 continue
-        try:
-            if document is _UNREADABLE:
-                orjson.loads(line)  # raises again, with the reason
-            elif document is None:
-                document = orjson.loads(line)  # the hot loop of a snapshot import
-        except ValueError as exc:
+        document, error = parsed or _parse(line)  # the hot loop of a snapshot import
+        if error is not None:
             yield from _flush(entity, batch)
-            yield SourceError(f"{label} line {number}: not valid JSON ({exc})", body=_preview(line))
+            yield SourceError(
+                f"{label} line {number}: not valid JSON ({error})", body=_preview(line)
+            )
             continue
         kind = entity_of(document)
         if kind is None:  # a list page, an error body or something odd on this line
@@ -244,6 +238,14 @@ def _json_lines(
         entity = kind
         batch.append(document)
     yield from _flush(entity, batch)
+
+
+def _parse(line: bytes) -> tuple[object, ValueError | None]:
+    """A line's JSON value, or the error that says why it is not JSON."""
+    try:
+        return orjson.loads(line), None
+    except ValueError as exc:
+        return None, exc
 
 
 def _flush(entity: str | None, batch: list[dict]) -> Iterator[Item]:
