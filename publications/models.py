@@ -531,6 +531,9 @@ class ImportRun(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(
+        null=True, blank=True, help_text="When a worker last wrote to this run."
+    )
 
     class Meta:
         ordering = ["-created_at"]
