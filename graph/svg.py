@@ -15,6 +15,7 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from graph.neighbourhood import INSTITUTION, PAPER, PERSON, TOPIC, Neighbourhood, Node
+from publications.display import clip
 
 COLOURS = {
     PERSON: "#1f4e79",
@@ -33,7 +34,7 @@ LABEL_LENGTH = 28
 
 
 def _short(text: str, length: int = LABEL_LENGTH) -> str:
-    return text if len(text) <= length else text[: length - 1].rstrip() + "…"
+    return clip(text, length)
 
 
 def _radius(node: Node, biggest: float, size: float) -> float:
@@ -147,7 +148,7 @@ def draw(hood: Neighbourhood, *, size: int = 640, labels: int = 24, title: str =
     placed = _place_labels(hood.nodes, at, lambda n: _radius(n, biggest, size), size, font, labels)
     parts = [
         f'<svg class="graph-svg" viewBox="0 0 {size} {size}" role="group" '
-        f'aria-label="{escape(title or "Research graph")}" '
+        f'aria-label="{escape(clip(title, "title") or "Research graph")}" '
         f'xmlns="http://www.w3.org/2000/svg" font-family="system-ui, sans-serif">'
     ]
     parts.append('<g class="graph-edges">')
@@ -165,11 +166,12 @@ def draw(hood: Neighbourhood, *, size: int = 640, labels: int = 24, title: str =
     for node in sorted(hood.nodes, key=lambda n: n.centre):  # the centre is drawn last, on top
         x, y = at(node)
         r = _radius(node, biggest, size)
-        name = escape(node.label)
+        # Titles and notes as long as the pages show them, never a whole imported text.
+        name = escape(clip(node.label, "title"))
         classes = f"node node-{node.kind}{' node-centre' if node.centre else ''}"
         parts.append(
             f'<a class="{classes}" href="{escape(node.url)}" data-node="{node.id}">'
-            f"<title>{name}: {escape(node.why)}</title>"
+            f"<title>{name}: {escape(clip(node.why, 'note'))}</title>"
         )
         parts.append(_shape(node, x, y, r))
         if node.id in placed:

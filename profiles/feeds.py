@@ -10,10 +10,9 @@ from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
 
-from publications import safe_html, selectors
+from publications import display, selectors
 from publications.filters import ORDERINGS, Sort
 from publications.models import Author, Work
-from publications.text import one_line
 
 FEED_LENGTH = 50
 FEED_AUTHOR_NAMES = 10
@@ -38,10 +37,11 @@ class ResearcherWorksFeed(Feed):
         return author.merged_into or author
 
     def title(self, author: Author) -> str:
-        return f"Works of {author.display_name} · {settings.SITE_NAME}"
+        return f"Works of {_name(author.display_name)} · {settings.SITE_NAME}"
 
     def subtitle(self, author: Author) -> str:
-        return f"Works of {author.display_name} imported from OpenAlex and arXiv, newest first."
+        name = _name(author.display_name)
+        return f"Works of {name} imported from OpenAlex and arXiv, newest first."
 
     def link(self, author: Author) -> str:
         return self._absolute(author.get_absolute_url())
@@ -50,18 +50,19 @@ class ResearcherWorksFeed(Feed):
         return self._absolute(reverse("researchers:feed", kwargs={"pk": author.pk}))
 
     def author_name(self, author: Author) -> str:
-        return author.display_name
+        return _name(author.display_name)
 
     def items(self, author: Author) -> list[Work]:
         works = selectors.author_works(author).order_by(*ORDERINGS[Sort.NEWEST])
         return list(works[:FEED_LENGTH])
 
     def item_title(self, work: Work) -> str:
-        return one_line(work.title) or f"Untitled work {work.pk}"
+        return display.clip_line(work.title, "title") or f"Untitled work {work.pk}"
 
     def item_description(self, work: Work) -> str:
-        # Atom carries this as type="html": sanitised, so a reader renders nothing that runs.
-        return safe_html.abstract_html(work.abstract)
+        # Atom carries this as type="html": sanitised, so a reader renders nothing that runs;
+        # as long as the work page shows it, and without the characters XML cannot carry.
+        return display.abstract_html(work.abstract)
 
     def item_link(self, work: Work) -> str:
         return self._absolute(work.get_absolute_url())
@@ -77,12 +78,17 @@ class ResearcherWorksFeed(Feed):
         return work.updated_at
 
     def item_author_name(self, work: Work) -> str:
-        names = [a.author.display_name for a in work.authorships.all()]
+        names = [_name(a.author.display_name) for a in work.authorships.all()]
         shown = ", ".join(names[:FEED_AUTHOR_NAMES])
         return f"{shown} et al." if len(names) > FEED_AUTHOR_NAMES else shown
 
     def item_categories(self, work: Work) -> list[str]:
-        return [work.arxiv_primary_category] if work.arxiv_primary_category else []
+        category = display.clip(work.arxiv_primary_category, "name")
+        return [category] if category else []
+
+
+def _name(value: str) -> str:
+    return display.clip(value, "name")
 
 
 def researcher_feed(request, pk: int):

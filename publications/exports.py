@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from publications.display import web_url
 from publications.identifiers import fold
 from publications.models import Work
 from publications.text import one_line, plain_text
@@ -197,8 +198,8 @@ def _ris_lines(work: Work) -> list[tuple[str, str]]:
         lines.append(("DO", work.doi))
     if url := _url(work):
         lines.append(("UR", url))
-    if work.pdf_url:
-        lines.append(("L1", work.pdf_url))
+    if pdf := web_url(work.pdf_url):
+        lines.append(("L1", pdf))
     if work.arxiv_id:
         lines.append(("AN", f"arXiv:{work.arxiv_id}"))
     if work.comments:
@@ -222,7 +223,7 @@ def _url(work: Work) -> str:
         return f"https://doi.org/{work.doi}"
     if work.arxiv_id:
         return f"https://arxiv.org/abs/{work.arxiv_id}"
-    return work.landing_url or ""
+    return web_url(work.landing_url)
 
 
 def filename(work: Work, extension: str) -> str:

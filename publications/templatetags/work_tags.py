@@ -1,8 +1,8 @@
 """Small filters for showing work records."""
 
-from urllib.parse import urlsplit
-
 from django import template
+
+from publications import display
 
 register = template.Library()
 
@@ -10,12 +10,4 @@ register = template.Library()
 @register.filter
 def web_url(value: str | None) -> str:
     """``value`` if it is an http(s) address, else "": imported links never get another scheme."""
-    if not value:
-        return ""
-    try:
-        parts = urlsplit(value.strip())
-    except ValueError:
-        return ""
-    if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
-        return ""
-    return value.strip()
+    return display.web_url(value)
