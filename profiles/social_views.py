@@ -13,15 +13,15 @@ from urllib.parse import urlencode
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 from django_ratelimit.decorators import ratelimit
 
+from config.redirects import safe_next_url
 from profiles import collaboration as collab
 from profiles import following
 from profiles.collaboration import CollaborationError
@@ -50,13 +50,8 @@ def _author(pk: int) -> Author:
 
 
 def _back(request: HttpRequest, fallback: str) -> str:
-    """The page a form came from (``next``), if it is one of ours."""
-    target = request.POST.get("next") or request.GET.get("next") or ""
-    if target and url_has_allowed_host_and_scheme(
-        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
-    ):
-        return target
-    return fallback
+    """The page a form came from (``next``), if it is a path on this site."""
+    return safe_next_url(request, fallback)
 
 
 def _sign_in(request: HttpRequest, back: str) -> HttpResponse:
@@ -86,7 +81,7 @@ def _follow_answer(request: HttpRequest, author: Author, error: str = "") -> Htt
         return _partial(request, "profiles/_follow_box.html", context)
     if error:
         messages.error(request, error)
-    return redirect(back)
+    return HttpResponseRedirect(back)
 
 
 @require_POST
@@ -294,7 +289,7 @@ def block(request: HttpRequest, pk: int) -> HttpResponse:
 def unblock(request: HttpRequest, pk: int) -> HttpResponse:
     if collab.block_delete(blocker=request.user, block_id=pk):
         messages.success(request, "Unblocked.")
-    return redirect(_back(request, reverse("people:inbox")))
+    return HttpResponseRedirect(_back(request, reverse("people:inbox")))
 
 
 @login_required
