@@ -114,7 +114,13 @@ def invitation_create(*, sender: AbstractBaseUser, profile: Profile, topic: str,
         try:
             with transaction.atomic():
                 invitation = Invitation.objects.create(
-                    sender=sender, recipient=profile, topic=topic, message=message
+                    sender=sender,
+                    sender_author=_held_record(sender),
+                    recipient=profile,
+                    recipient_user_id=profile.user_id,
+                    recipient_author_id=profile.author_id,
+                    topic=topic,
+                    message=message,
                 )
         except IntegrityError:
             raise CollaborationError(
@@ -123,25 +129,34 @@ def invitation_create(*, sender: AbstractBaseUser, profile: Profile, topic: str,
     return invitation
 
 
+def _held_record(user) -> Author | None:
+    profile = Profile.objects.filter(user=user).only("author_id").first()
+    return profile.author if profile is not None else None
+
+
 def _pending_for_recipient(invitation: Invitation, user) -> Invitation:
     invitation = (
         Invitation.objects.select_for_update()
-        .select_related("recipient__author", "sender")
+        .select_related("recipient_author", "sender")
         .get(pk=invitation.pk)
     )
-    if invitation.recipient.user_id != user.pk:
+    if invitation.recipient_user_id != user.pk:
         raise CollaborationError("Only the researcher who was invited can answer.")
+    if invitation.recipient_id is None:
+        raise CollaborationError("You no longer hold the record this invitation was sent to.")
     if invitation.status != Invitation.Status.PENDING:
         raise CollaborationError(f"This invitation was already {invitation.status}.")
     return invitation
 
 
 def _tell_sender(invitation: Invitation, verb: str) -> None:
-    name = invitation.recipient.author.display_name
+    if invitation.sender_id is None:
+        return
+    name = invitation.recipient_author.display_name
     Notification.objects.create(
         user_id=invitation.sender_id,
         kind=Notification.Kind.INVITATION,
-        author_id=invitation.recipient.author_id,
+        author_id=invitation.recipient_author_id,
         text=f"{name} {verb} your invitation about “{invitation.topic}”."[:300],
     )
 
@@ -175,31 +190,62 @@ def invitation_decline(*, invitation: Invitation, user: AbstractBaseUser) -> Inv
 
 def invitations_of(user) -> QuerySet[Invitation]:
     """Invitations the user sent or received: the only ones they may see."""
-    return Invitation.objects.filter(Q(sender=user) | Q(recipient__user=user)).select_related(
-        "sender__profile__author", "recipient__author", "recipient__user"
+    return Invitation.objects.filter(Q(sender=user) | Q(recipient_user=user)).select_related(
+        "sender__profile", "sender_author", "recipient", "recipient_author", "recipient_user"
     )
 
 
 def other_party(invitation: Invitation, user):
-    return invitation.recipient.user if invitation.sender_id == user.pk else invitation.sender
+    """The other person of an invitation; None when their account is gone."""
+    if invitation.sender_id == user.pk:
+        return invitation.recipient_user
+    return invitation.sender
 
 
 def other_author(invitation: Invitation, user) -> Author | None:
-    """The record of the other person in an invitation, if they hold one."""
+    """The record the other person held when the invitation was sent."""
     if invitation.sender_id == user.pk:
-        return invitation.recipient.author
-    profile = getattr(invitation.sender, "profile", None)
-    return profile.author if profile is not None else None
+        return invitation.recipient_author
+    return invitation.sender_author
+
+
+def other_is_former_holder(invitation: Invitation, user) -> bool:
+    """Whether the other person no longer holds the record they wrote as."""
+    if invitation.sender_id == user.pk:
+        return invitation.recipient_id is None
+    profile = getattr(invitation.sender, "profile", None) if invitation.sender_id else None
+    return profile is None or profile.author_id != invitation.sender_author_id
+
+
+def other_name(invitation: Invitation, user) -> str:
+    """How the other person is shown: the record they hold, or held when they wrote."""
+    author = other_author(invitation, user)
+    if author is None:
+        return person_name(None)
+    if other_is_former_holder(invitation, user):
+        return f"former holder of {author.display_name}"
+    return author.display_name
+
+
+def conversation_closed(invitation: Invitation) -> bool:
+    """A conversation ends when either side leaves the record or the site; it stays readable."""
+    if invitation.recipient_id is None or invitation.sender_id is None:
+        return True
+    return other_is_former_holder(invitation, invitation.recipient_user)
 
 
 def message_send(*, invitation: Invitation, user: AbstractBaseUser, body: str) -> Message:
     """Write in an accepted invitation's conversation."""
     body = _clean(body, label="message", low=1, high=BODY_MAX)
-    participants = {invitation.sender_id, invitation.recipient.user_id}
+    participants = {invitation.sender_id, invitation.recipient_user_id}
     if user.pk not in participants:
         raise CollaborationError("Only the two people in a conversation can write in it.")
     if invitation.status != Invitation.Status.ACCEPTED:
         raise CollaborationError("Messages can be sent once the invitation is accepted.")
+    if conversation_closed(invitation):
+        raise CollaborationError(
+            "This conversation is closed: one of you no longer holds their record."
+        )
     if blocked_between(*participants):
         raise CollaborationError("This conversation is closed: one of you blocked the other.")
     return Message.objects.create(invitation=invitation, sender=user, body=body)
@@ -224,7 +270,7 @@ def block_create(*, blocker: AbstractBaseUser, blocked) -> Block:
     with transaction.atomic():
         block, _ = Block.objects.get_or_create(blocker=blocker, blocked=blocked)
         Invitation.objects.filter(
-            sender=blocked, recipient__user=blocker, status=Invitation.Status.PENDING
+            sender=blocked, recipient_user=blocker, status=Invitation.Status.PENDING
         ).update(status=Invitation.Status.DECLINED, responded_at=timezone.now())
     return block
 
@@ -245,7 +291,7 @@ def blocks_of(user) -> list[Block]:
 def report_abuse(*, reporter: AbstractBaseUser, invitation: Invitation, reason: str) -> Report:
     """Report the other person in an invitation or conversation to staff."""
     reason = _clean(reason, label="reason", low=REASON_MIN, high=REASON_MAX)
-    if reporter.pk not in (invitation.sender_id, invitation.recipient.user_id):
+    if reporter.pk not in (invitation.sender_id, invitation.recipient_user_id):
         raise CollaborationError("Only the two people in a conversation can report it.")
     return Report.objects.create(
         reporter=reporter,
@@ -261,7 +307,7 @@ def conversation_transcript(invitation: Invitation) -> str:
     """The invitation and every message after it as plain text, oldest first."""
     lines = [
         f"{invitation.created_at:%Y-%m-%d %H:%M} {invitation.sender} invites "
-        f"{invitation.recipient.user} ({invitation.status}) on: {invitation.topic}",
+        f"{invitation.recipient_user} ({invitation.status}) on: {invitation.topic}",
         invitation.message,
     ]
     for message in invitation.messages.select_related("sender"):
@@ -368,9 +414,11 @@ class _Count(Subquery):
 
 def _unread_parts(user_ref):
     notes = Notification.objects.filter(user=user_ref, read_at__isnull=True)
-    invites = Invitation.objects.filter(recipient__user=user_ref, status=Invitation.Status.PENDING)
+    invites = Invitation.objects.filter(
+        recipient_user=user_ref, recipient__isnull=False, status=Invitation.Status.PENDING
+    )
     messages = Message.objects.filter(
-        Q(invitation__sender=user_ref) | Q(invitation__recipient__user=user_ref),
+        Q(invitation__sender=user_ref) | Q(invitation__recipient_user=user_ref),
         invitation__status=Invitation.Status.ACCEPTED,
         read_at__isnull=True,
     ).exclude(sender=user_ref)
@@ -488,8 +536,13 @@ def inbox_for(*, user: AbstractBaseUser, notifications: int = 10) -> Inbox:
     )
     for row in rows:
         row.other_author = other_author(row, user)
-        row.other_name = row.other_author.display_name if row.other_author else person_name(None)
-    received = [i for i in rows if i.status == "pending" and i.recipient.user_id == user.pk]
+        row.other_name = other_name(row, user)
+        row.closed = conversation_closed(row)
+    received = [
+        i
+        for i in rows
+        if i.status == "pending" and i.recipient_user_id == user.pk and i.recipient_id is not None
+    ]
     conversations = sorted(
         (i for i in rows if i.status == "accepted"),
         key=lambda i: (i.unread == 0, -(i.last_at or i.responded_at or i.created_at).timestamp()),

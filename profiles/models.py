@@ -165,10 +165,30 @@ class Invitation(models.Model):
         ACCEPTED = "accepted", "Accepted"
         DECLINED = "declined", "Declined"
 
+    # Nothing one member does deletes what the other wrote: when a side goes (a claim
+    # withdrawn, an account deleted) the invitation and its conversation stay. The record
+    # each side held when it was sent is kept, so the other can still see who wrote.
     sender = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="invitations_sent"
+        settings.AUTH_USER_MODEL,
+        null=True,
+        on_delete=models.SET_NULL,
+        related_name="invitations_sent",
     )
-    recipient = models.ForeignKey(Profile, on_delete=models.CASCADE, related_name="invitations")
+    sender_author = models.ForeignKey(
+        Author, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    recipient = models.ForeignKey(
+        Profile, null=True, on_delete=models.SET_NULL, related_name="invitations"
+    )
+    recipient_user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        on_delete=models.SET_NULL,
+        related_name="invitations_received",
+    )
+    recipient_author = models.ForeignKey(
+        Author, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     topic = models.CharField(max_length=200)
     message = models.TextField(max_length=2000)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
@@ -186,7 +206,7 @@ class Invitation(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.sender} invites {self.recipient.author}: {self.topic}"
+        return f"Invitation {self.pk}"
 
 
 class Message(models.Model):
@@ -240,8 +260,9 @@ class Report(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="reports"
     )
     kind = models.CharField(max_length=16, choices=Kind.choices)
+    # Deleting the reported account keeps the report: it is the reporter's writing.
     reported_user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     # A conversation ends with the recipient's claim; the report keeps its own copy.
     invitation = models.ForeignKey(
@@ -274,7 +295,7 @@ class Report(models.Model):
         ordering = ["-created_at"]
         constraints = [
             models.CheckConstraint(
-                condition=Q(kind="abuse", reported_user__isnull=False)
+                condition=Q(kind="abuse")
                 | Q(kind="misattribution", author__isnull=False, work__isnull=False),
                 name="report_has_target",
             )

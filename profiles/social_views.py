@@ -200,10 +200,13 @@ def _conversation_page(request, invitation, *, message_form=None, report_form=No
         "invitation": invitation,
         "thread": invitation.messages.select_related("sender__profile__author"),
         "i_sent": invitation.sender_id == user.pk,
-        "other_name": other_author.display_name if other_author else collab.person_name(None),
+        "other_name": collab.other_name(invitation, user),
+        "other": other,
         "other_author": other_author,
-        "blocked": collab.blocked_between(user.pk, other.pk),
-        "i_blocked": Block.objects.filter(blocker=user, blocked=other).first(),
+        "other_former": collab.other_is_former_holder(invitation, user),
+        "closed": collab.conversation_closed(invitation),
+        "blocked": other is not None and collab.blocked_between(user.pk, other.pk),
+        "i_blocked": other and Block.objects.filter(blocker=user, blocked=other).first(),
         "message_form": message_form or MessageForm(),
         "report_form": report_form or ReportForm(),
         "accept_form": accept_form or AcceptForm(),
@@ -274,6 +277,9 @@ def block(request: HttpRequest, pk: int) -> HttpResponse:
     """Block the other person of an invitation or conversation."""
     invitation = _invitation(request, pk)
     other = collab.other_party(invitation, request.user)
+    if other is None:
+        messages.info(request, "This account no longer exists; there is no one to block.")
+        return redirect("people:conversation", pk=pk)
     collab.block_create(blocker=request.user, blocked=other)
     name = collab.person_name(other)
     messages.success(

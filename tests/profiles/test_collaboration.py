@@ -372,7 +372,7 @@ def test_reporting_a_conversation_reaches_staff(conversation, recipient, sender)
     )
 
 
-def test_a_report_outlives_the_conversation_when_the_recipient_withdraws(
+def test_a_report_and_the_conversation_outlive_the_recipients_withdrawal(
     conversation, recipient, sender
 ):
     from profiles.claims import claim_withdraw
@@ -386,8 +386,12 @@ def test_a_report_outlives_the_conversation_when_the_recipient_withdraws(
     claim_withdraw(claim=claim, user=recipient)
 
     report.refresh_from_db()
-    assert not Invitation.objects.filter(pk=conversation.pk).exists()
-    assert (report.status, report.reported_user, report.invitation) == ("open", sender, None)
+    assert Invitation.objects.get(pk=conversation.pk).messages.count() == 2
+    assert (report.status, report.reported_user, report.invitation) == (
+        "open",
+        sender,
+        conversation,
+    )
     for text in (TOPIC, MESSAGE, "Gladly!", "Buy our cloud credits now."):
         assert text in report.evidence
 
