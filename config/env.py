@@ -9,8 +9,9 @@ with a message that names the variable.
 from __future__ import annotations
 
 import os
+import re
 import warnings
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 import environ
 from django.core.exceptions import ImproperlyConfigured
@@ -41,6 +42,48 @@ class SettingError(ImproperlyConfigured):
     def __init__(self, name: str, problem: str):
         self.name = name
         super().__init__(f"{name}: {problem}")
+
+
+SECRET_QUERY_KEYS = re.compile(r"([?&](?:password|passwd|pass|secret|token)=)[^&#]*", re.I)
+
+
+def _password(url: str) -> str | None:
+    """The password in a URL's user part (``scheme://user:password@host``), as written."""
+    _, sep, rest = url.partition("://")
+    at = rest.rfind("@")
+    if not sep or at == -1 or ":" not in rest[:at]:
+        return None
+    return rest[:at].split(":", 1)[1] or None
+
+
+def mask_url(url: str) -> str:
+    """The URL with its password (and any password in the query) shown as ``***``.
+
+    Parsed by hand rather than with urlsplit: a password holding ``/``, ``#`` or
+    ``@`` unescaped must not survive because the parser read the URL otherwise.
+    """
+    scheme, sep, rest = url.partition("://")
+    at = rest.rfind("@")
+    if sep and at != -1 and ":" in rest[:at]:
+        user = rest[:at].split(":", 1)[0]
+        url = f"{scheme}://{user}:***@{rest[at + 1 :]}"
+    return SECRET_QUERY_KEYS.sub(r"\1***", url)
+
+
+def redact(text: str, url: str | None) -> str:
+    """``text`` with ``url`` masked and its password removed wherever else it appears."""
+    if not url:
+        return text
+    text = text.replace(url, mask_url(url))
+    secret = _password(url)
+    for form in {secret, unquote(secret)} if secret else ():
+        if len(form) >= 3:  # a one-letter password would mask every such letter
+            text = text.replace(form, "***")
+    for match in SECRET_QUERY_KEYS.finditer(url):
+        value = url[match.end(1) : match.end()]
+        if len(value) >= 3:
+            text = text.replace(value, "***")
+    return text
 
 
 def raw(name: str) -> str | None:
@@ -103,14 +146,16 @@ def database(name: str, default: str) -> dict:
         try:
             config = _env.db_url_config(url)
         except Exception as exc:  # django-environ raises several kinds
-            raise SettingError(name, f"cannot parse {url!r}: {exc}") from None
+            raise SettingError(
+                name, redact(f"cannot parse {mask_url(url)!r}: {exc}", url)
+            ) from None
     engine = config.get("ENGINE")
     if engine not in DATABASE_ENGINES:
         raise SettingError(
-            name, f"unsupported database URL {url!r} (use postgres://… or sqlite:///…)"
+            name, f"unsupported database URL {mask_url(url)!r} (use postgres://… or sqlite:///…)"
         )
     if not config.get("NAME"):
-        raise SettingError(name, f"no database name in {url!r}")
+        raise SettingError(name, f"no database name in {mask_url(url)!r}")
     if engine == "django.db.backends.postgresql" and not config.get("HOST"):
         config["HOST"] = "127.0.0.1"
     return config
@@ -120,16 +165,20 @@ def redis_url(name: str) -> str | None:
     url = raw(name)
     if url is None:
         return None
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+        parts.hostname  # noqa: B018 - raises on a malformed host
+    except ValueError:
+        raise SettingError(name, f"cannot parse {mask_url(url)!r}") from None
     if parts.scheme not in {"redis", "rediss"} or not parts.hostname:
-        raise SettingError(name, f"expected redis://host:port/db, got {url!r}")
+        raise SettingError(name, f"expected redis://host:port/db, got {mask_url(url)!r}")
     try:
         parts.port  # noqa: B018 - raises on a port that is not a number
     except ValueError:
-        raise SettingError(name, f"the port in {url!r} is not a number") from None
+        raise SettingError(name, f"the port in {mask_url(url)!r} is not a number") from None
     db = parts.path.lstrip("/")
     if db and not db.isdigit():
-        raise SettingError(name, f"the database in {url!r} must be a number")
+        raise SettingError(name, f"the database in {mask_url(url)!r} must be a number")
     return url
 
 
@@ -138,12 +187,13 @@ def email(name: str, default: str) -> dict:
     scheme = urlsplit(url).scheme
     if scheme not in EMAIL_SCHEMES:
         raise SettingError(
-            name, f"unsupported email URL {url!r} (use consolemail://, smtp://… or smtp+tls://…)"
+            name,
+            f"unsupported email URL {mask_url(url)!r} (use consolemail://, smtp://… or smtp+tls://…)",
         )
     try:
         return _env.email_url_config(url)
     except Exception as exc:
-        raise SettingError(name, f"cannot parse {url!r}: {exc}") from None
+        raise SettingError(name, redact(f"cannot parse {mask_url(url)!r}: {exc}", url)) from None
 
 
 def choice(name: str, default: str, choices: set[str]) -> str:

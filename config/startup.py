@@ -6,6 +6,8 @@ import sys
 
 from django.core.exceptions import ImproperlyConfigured
 
+from config.env import mask_url, raw, redact
+
 
 class StartupError(Exception):
     """A service named by a setting cannot be reached."""
@@ -24,6 +26,7 @@ def check_database() -> None:
         connection.ensure_connection()
     except DatabaseError as exc:
         reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        reason = redact(reason, raw("DATABASE_URL"))
         raise StartupError(f"DATABASE_URL: cannot connect to the database ({reason})") from None
 
 
@@ -37,9 +40,8 @@ def check_redis() -> None:
     try:
         redis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=3).ping()
     except redis.RedisError as exc:
-        raise StartupError(
-            f"REDIS_URL: cannot reach Redis at {settings.REDIS_URL} ({exc})"
-        ) from None
+        where, reason = mask_url(settings.REDIS_URL), redact(str(exc), settings.REDIS_URL)
+        raise StartupError(f"REDIS_URL: cannot reach Redis at {where} ({reason})") from None
 
 
 def check_services() -> None:
@@ -47,7 +49,13 @@ def check_services() -> None:
     check_redis()
 
 
+SECRET_URL_SETTINGS = ("DATABASE_URL", "REDIS_URL", "EMAIL_URL")
+
+
 def fail(message: str) -> None:
+    # Whatever raised the message, no password from a service URL reaches the log.
+    for name in SECRET_URL_SETTINGS:
+        message = redact(message, raw(name))
     sys.stderr.write(f"error: {message}\n")
     raise SystemExit(2)
 

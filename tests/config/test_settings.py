@@ -89,3 +89,62 @@ def test_embedded_default_needs_no_environment():
     result = manage("check")
     assert result.returncode == 0, result.stderr
     assert "Celery tasks run inline" in result.stderr
+
+
+SECRET = "s3cr:t/p@ss"  # a password a URL parser could misread: it holds ':', '/' and '@'
+
+
+@pytest.mark.parametrize(
+    ("command", "overrides", "masked"),
+    [
+        (
+            "migrate",
+            {"DATABASE_URL": f"postgres://scholar:{SECRET}@127.0.0.1:1/nothing"},
+            "postgres://scholar:***@127.0.0.1:1/nothing",
+        ),
+        (
+            "migrate",
+            {"REDIS_URL": "redis://:hunter2-redis@127.0.0.1:1/0"},
+            "redis://:***@127.0.0.1:1/0",
+        ),
+        (
+            "migrate",
+            {"REDIS_URL": "redis://default:hunter2-redis@127.0.0.1:port/0"},
+            "redis://default:***@127.0.0.1:port/0",
+        ),
+        (
+            "check",
+            {"DATABASE_URL": "mysql://scholar:hunter2-db@db/x"},
+            "mysql://scholar:***@db/x",
+        ),
+        (
+            "check",
+            {"DATABASE_URL": "mysql://scholar@db/x?password=hunter2-query"},
+            "password=***",
+        ),
+        (
+            "check",
+            {"EMAIL_URL": "pigeon://mail:hunter2-mail@coop"},
+            "pigeon://mail:***@coop",
+        ),
+    ],
+)
+def test_start_up_errors_mask_passwords_in_service_urls(command, overrides, masked):
+    result = manage(command, **overrides)
+    assert result.returncode != 0
+    assert result.stderr.startswith("error: "), result.stderr
+    assert masked in result.stderr
+    for secret in (SECRET, "hunter2"):
+        assert secret not in result.stderr
+        assert secret not in result.stdout
+
+
+def test_a_password_is_masked_wherever_the_url_is_parsed_or_not():
+    from config.env import mask_url, redact
+
+    assert mask_url("postgres://u:p%40ss@h:5432/db") == "postgres://u:***@h:5432/db"
+    assert mask_url("redis://h:6379/0") == "redis://h:6379/0"
+    assert mask_url("redis://user@h:6379/0") == "redis://user@h:6379/0"
+    assert mask_url(f"postgres://u:{SECRET}@h/db") == "postgres://u:***@h/db"
+    url = "postgres://u:p%40ss-word@h/db"
+    assert "p@ss-word" not in redact("auth failed for p@ss-word and p%40ss-word", url)
