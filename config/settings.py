@@ -105,7 +105,7 @@ REDIS_URL = env.redis_url("REDIS_URL")
 if REDIS_URL:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "config.cache.FallbackRedisCache",  # memory while Redis is down
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": "sp",
             "OPTIONS": {"socket_connect_timeout": 3, "socket_timeout": 3},
@@ -179,6 +179,16 @@ IMPORT_BATCH_SIZE = env.integer("IMPORT_BATCH_SIZE", 1000, minimum=1)
 # IMPORT_PARTS processes at once, on PostgreSQL (each writes the records whose ids fall to it).
 IMPORT_PARTS = env.integer("IMPORT_PARTS", 2, minimum=1)
 IMPORT_PARTS_MIN_BYTES = env.integer("IMPORT_PARTS_MIN_BYTES", 32 * 1024 * 1024, minimum=0)
+# A running import's worker writes its heartbeat this often; a run whose heartbeat is
+# older than IMPORT_STALLED_AFTER is resumed by another worker. Every IMPORT_WATCH_EVERY
+# seconds beat looks for such runs and sends the imports that wait for the broker.
+IMPORT_HEARTBEAT_EVERY = env.integer("IMPORT_HEARTBEAT_EVERY", 30, minimum=1)
+IMPORT_STALLED_AFTER = env.integer("IMPORT_STALLED_AFTER", 300, minimum=1)
+IMPORT_WATCH_EVERY = env.integer("IMPORT_WATCH_EVERY", 60, minimum=1)
+if IMPORT_STALLED_AFTER <= 2 * IMPORT_HEARTBEAT_EVERY:
+    raise env.SettingError(
+        "IMPORT_STALLED_AFTER", "must be more than twice IMPORT_HEARTBEAT_EVERY"
+    )
 
 LANGUAGE_CODE = "en"
 TIME_ZONE = "UTC"

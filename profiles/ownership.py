@@ -318,7 +318,11 @@ def _queue_import_then_link(run: ImportRun, author: Author, actor, key: WorkKey)
 
 def run_is_finished(run_id: int) -> bool:
     status = ImportRun.objects.filter(pk=run_id).values_list("status", flat=True).first()
-    return status not in (ImportRun.Status.QUEUED, ImportRun.Status.RUNNING)
+    return status not in (
+        ImportRun.Status.WAITING,
+        ImportRun.Status.QUEUED,
+        ImportRun.Status.RUNNING,
+    )
 
 
 def work_link_imported(

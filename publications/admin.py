@@ -533,7 +533,11 @@ class ImportRunAdmin(CurationAdmin):
         if run is not None and self.has_change_permission(request, run):
             if run.status in {models.ImportRun.Status.FAILED, models.ImportRun.Status.CANCELLED}:
                 buttons.append(_button(self.curation_url("retry", run.pk), "Retry", "default"))
-            if run.status in {models.ImportRun.Status.QUEUED, models.ImportRun.Status.RUNNING}:
+            if run.status in {
+                models.ImportRun.Status.WAITING,
+                models.ImportRun.Status.QUEUED,
+                models.ImportRun.Status.RUNNING,
+            }:
                 buttons.append(_button(self.curation_url("cancel", run.pk), "Cancel", "danger"))
         return self.read_only_change_view(request, object_id, buttons, extra_context)
 

@@ -702,7 +702,11 @@ def import_run_cancel(*, run: ImportRun, actor: Actor) -> ImportRun:
     """Stop a queued or running import after its current batch."""
     with transaction.atomic():
         run = ImportRun.objects.select_for_update().get(pk=run.pk)
-        if run.status not in {ImportRun.Status.QUEUED, ImportRun.Status.RUNNING}:
+        if run.status not in {
+            ImportRun.Status.WAITING,
+            ImportRun.Status.QUEUED,
+            ImportRun.Status.RUNNING,
+        }:
             raise ValueError(
                 f"{run} is {run.get_status_display().lower()}; it cannot be cancelled."
             )

@@ -121,9 +121,9 @@ def import_run_create(
 
 
 def import_run_queue(*, run: ImportRun) -> None:
-    from publications import tasks
+    from publications import dispatch
 
-    transaction.on_commit(lambda: tasks.import_run.delay(run.pk))
+    dispatch.import_run_queue(run=run)
 
 
 # Carrying a run out ----------------------------------------------------------
@@ -243,8 +243,9 @@ def import_run_execute(*, run_id: int, progress: Callable | None = None) -> Impo
         return run
     run.status = ImportRun.Status.RUNNING
     run.started_at = run.started_at or timezone.now()
+    run.heartbeat_at = timezone.now()
     run.error = ""
-    run.save(update_fields=["status", "started_at", "error"])
+    run.save(update_fields=["status", "started_at", "heartbeat_at", "error"])
     count = _part_count(run)
     try:
         if count > 1 and _can_start_processes():
@@ -799,6 +800,7 @@ def _update_run(
         "processed": row["processed"] + processed,
         "cursor": row["cursor"] if after is None else part.cursor(row["cursor"], after),
         "total": row["total"] if total is None else total,
+        "heartbeat_at": timezone.now(),  # the worker is alive (see ``dispatch``)
     }
     ImportRun.objects.filter(pk=run.pk).update(**values)
     for name, value in values.items():
@@ -951,7 +953,7 @@ def _record_source_error(run: ImportRun, error: SourceError, part: Part = WHOLE)
 
 
 def import_run_cancel(*, run: ImportRun) -> None:
-    if run.status in {ImportRun.Status.QUEUED, ImportRun.Status.RUNNING}:
+    if run.status in {ImportRun.Status.WAITING, ImportRun.Status.QUEUED, ImportRun.Status.RUNNING}:
         _finish(run, ImportRun.Status.CANCELLED, "Cancelled by staff.")
 
 

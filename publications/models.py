@@ -507,6 +507,7 @@ class ImportRun(models.Model):
         REFRESH = "refresh", "Refresh"
 
     class Status(models.TextChoices):
+        WAITING = "waiting", "Waiting to be sent"  # the broker was down when it was asked for
         QUEUED = "queued", "Queued"
         RUNNING = "running", "Running"
         SUCCEEDED = "succeeded", "Succeeded"

@@ -5,22 +5,40 @@ from __future__ import annotations
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 
-from publications import imports, metrics
+from publications import dispatch, imports, metrics
 from publications.models import ImportRun
 
 METRICS_CHUNK = 500
 
 
-@shared_task(name="publications.tasks.import_run", acks_late=True, soft_time_limit=3 * 3600,
-             time_limit=3 * 3600 + 300)  # fmt: skip
-def import_run(run_id: int) -> None:
-    """Carry out an import run; a redelivered task resumes from the run's cursor."""
+@shared_task(name="publications.tasks.import_run", bind=True, acks_late=True,
+             soft_time_limit=3 * 3600, time_limit=3 * 3600 + 300,
+             inline_when_broker_down=False)  # fmt: skip
+def import_run(self, run_id: int) -> None:
+    """Carry out an import run; a redelivered task resumes from the run's cursor.
+
+    On a worker the run's heartbeat is written as it goes, so a run whose worker
+    died is found (``watch_imports``) and resumed by another.
+    """
     try:
-        imports.import_run_execute(run_id=run_id)
+        if self.request.is_eager:  # inline: nothing to watch
+            imports.import_run_execute(run_id=run_id)
+        else:
+            with dispatch.heartbeat(run_id):
+                imports.import_run_execute(run_id=run_id)
     except SoftTimeLimitExceeded:
         # The run keeps its cursor; queue it again to go on where it stopped.
         run = ImportRun.objects.get(pk=run_id)
         imports.import_run_retry(run=run)
+
+
+@shared_task(name="publications.tasks.watch_imports", soft_time_limit=120, time_limit=150)
+def watch_imports() -> dict:
+    """Beat, every IMPORT_WATCH_EVERY seconds: send waiting imports, resume stalled ones."""
+    return {
+        "sent": dispatch.import_runs_send_waiting(),
+        "resumed": dispatch.import_runs_resume_stalled(),
+    }
 
 
 @shared_task(name="publications.tasks.refresh_author_metrics")

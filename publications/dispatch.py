@@ -1,0 +1,123 @@
+"""Getting import runs to a worker, and to another one when theirs stopped.
+
+A run asked for while the broker is down waits to be sent (``WAITING``); beat's
+``watch_imports`` sends it once the broker answers. A running run's worker
+writes a heartbeat (with every batch, and from a thread during long waits); a
+run whose heartbeat is older than ``IMPORT_STALLED_AFTER`` lost its worker and
+is sent again, to resume from its cursor. The part locks of ``imports._writing``
+keep a worker that was only slow from writing at the same time as the new one.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from contextlib import contextmanager
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import DatabaseError, connections, transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from config.celery import BrokerUnavailable
+from publications.models import ImportRun
+
+logger = logging.getLogger("publications")
+
+Status = ImportRun.Status
+
+
+def import_run_queue(*, run: ImportRun) -> None:
+    """Send ``run`` to a worker once the transaction commits."""
+    transaction.on_commit(lambda: import_run_send(run_id=run.pk))
+
+
+def import_run_send(*, run_id: int) -> bool:
+    """Send a queued run to the broker; when the broker is down the run waits to be sent."""
+    from publications import tasks
+
+    try:
+        result = tasks.import_run.delay(run_id)
+    except BrokerUnavailable:
+        ImportRun.objects.filter(pk=run_id, status=Status.QUEUED).update(status=Status.WAITING)
+        logger.warning("Import run %s waits to be sent: the broker is not answering", run_id)
+        return False
+    ImportRun.objects.filter(pk=run_id).update(task_id=result.id or "")
+    return True
+
+
+def import_runs_send_waiting() -> int:
+    """Send the runs that wait for the broker, oldest first; stop when it is still down."""
+    sent = 0
+    waiting = ImportRun.objects.filter(status=Status.WAITING).order_by("created_at", "pk")
+    for run_id in waiting.values_list("pk", flat=True):
+        # Taken with one conditional update, so two watchers never send a run twice.
+        if not ImportRun.objects.filter(pk=run_id, status=Status.WAITING).update(
+            status=Status.QUEUED
+        ):
+            continue
+        if not import_run_send(run_id=run_id):
+            break
+        sent += 1
+    return sent
+
+
+def _stalled(now) -> Q:
+    cutoff = now - timedelta(seconds=settings.IMPORT_STALLED_AFTER)
+    return Q(status=Status.RUNNING) & (
+        Q(heartbeat_at__lt=cutoff)
+        | Q(heartbeat_at__isnull=True, started_at__lt=cutoff)
+        | Q(heartbeat_at__isnull=True, started_at__isnull=True, created_at__lt=cutoff)
+    )
+
+
+def import_runs_resume_stalled() -> list[int]:
+    """Send again the running runs whose worker stopped writing; they resume from their cursor."""
+    now = timezone.now()
+    resumed = []
+    for run in ImportRun.objects.filter(_stalled(now)).only("pk", "heartbeat_at", "started_at"):
+        if not ImportRun.objects.filter(_stalled(now), pk=run.pk).update(
+            status=Status.QUEUED, heartbeat_at=now
+        ):
+            continue  # it wrote meanwhile, or another watcher took it
+        logger.warning(
+            "Import run %s: no heartbeat since %s; sending it to another worker to resume",
+            run.pk,
+            run.heartbeat_at or run.started_at,
+        )
+        import_run_send(run_id=run.pk)
+        resumed.append(run.pk)
+    return resumed
+
+
+def heartbeat_write(run_id: int) -> None:
+    ImportRun.objects.filter(pk=run_id, status=Status.RUNNING).update(heartbeat_at=timezone.now())
+
+
+@contextmanager
+def heartbeat(run_id: int):
+    """Write the run's heartbeat every ``IMPORT_HEARTBEAT_EVERY`` seconds while the caller works.
+
+    Batches write it too; this thread covers the long waits between them (a slow
+    page from the source, the other parts, the matches made at the end).
+    """
+    stop = threading.Event()
+
+    def beat() -> None:
+        try:
+            while not stop.wait(settings.IMPORT_HEARTBEAT_EVERY):
+                try:
+                    heartbeat_write(run_id)
+                except DatabaseError as exc:
+                    logger.warning("Import run %s: heartbeat not written: %s", run_id, exc)
+        finally:
+            connections.close_all()  # this thread's own connection
+
+    thread = threading.Thread(target=beat, name=f"import-run-{run_id}-heartbeat", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
