@@ -7,6 +7,7 @@ from profiles import claims, models
 from profiles.claim_review import claim_review
 from profiles.forms import ApproveClaimForm, RejectClaimForm
 from publications.admin import CurationAdmin
+from publications.curation import audit_record
 
 
 @admin.register(models.Profile)
@@ -122,28 +123,9 @@ class NotificationAdmin(admin.ModelAdmin):
     raw_id_fields = ["user", "author", "work"]
 
 
-class MessageInline(admin.TabularInline):
-    model = models.Message
-    extra = 0
-    raw_id_fields = ["sender"]
-
-
-@admin.register(models.Invitation)
-class InvitationAdmin(admin.ModelAdmin):
-    list_display = ["sender", "recipient", "topic", "status", "created_at", "responded_at"]
-    list_filter = ["status"]
-    search_fields = ["sender__email", "recipient__author__display_name", "topic"]
-    list_select_related = ["sender", "recipient__author"]
-    raw_id_fields = ["sender", "recipient"]
-    inlines = [MessageInline]
-
-
-@admin.register(models.Message)
-class MessageAdmin(admin.ModelAdmin):
-    list_display = ["invitation", "sender", "created_at", "read_at"]
-    search_fields = ["body", "sender__email"]
-    list_select_related = ["invitation", "sender"]
-    raw_id_fields = ["invitation", "sender"]
+# Invitations and messages are members' private conversations: the admin offers neither,
+# to superusers neither. Staff read a conversation only as the copy a report keeps of it,
+# and each reading is in the audit trail (ReportAdmin.change_view).
 
 
 @admin.register(models.Block)
@@ -155,6 +137,8 @@ class BlockAdmin(admin.ModelAdmin):
 
 @admin.register(models.Report)
 class ReportAdmin(admin.ModelAdmin):
+    """Reports are members' writing: staff read and decide them, and change nothing else."""
+
     list_display = [
         "kind",
         "reporter",
@@ -166,10 +150,38 @@ class ReportAdmin(admin.ModelAdmin):
         "handled_by",
     ]
     list_filter = ["kind", "status"]
+    # Never the evidence: a conversation is read one report at a time, and audited.
     search_fields = ["reason", "reporter__email", "author__display_name"]
     list_select_related = ["reporter", "reported_user", "author", "work", "handled_by"]
-    readonly_fields = ["status", "handled_by", "handled_at", "evidence"]
+    fields = [
+        "kind",
+        "status",
+        "reporter",
+        "reported_user",
+        "author",
+        "work",
+        "reason",
+        "evidence",
+        "created_at",
+        "handled_by",
+        "handled_at",
+    ]
+    readonly_fields = fields
     actions = ["uphold", "dismiss"]
+
+    def has_add_permission(self, request):
+        return False  # members make reports; staff decide them
+
+    def has_delete_permission(self, request, obj=None):
+        return False  # the audit trail refers to them
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        report = self.get_object(request, object_id)
+        response = super().change_view(request, object_id, form_url, extra_context)
+        shown = request.method == "GET" and getattr(response, "status_code", 0) == 200
+        if report is not None and report.evidence and shown:
+            _audit_evidence_read(request.user, report)
+        return response
 
     def _decide(self, request, queryset, decide, done: str) -> None:
         from profiles.collaboration import CollaborationError
@@ -185,24 +197,27 @@ class ReportAdmin(admin.ModelAdmin):
         if count:
             self.message_user(request, f"{count} report{'s' if count != 1 else ''} {done}.")
 
-    @admin.action(description="Uphold: act on the report (a misattributed work leaves the record)")
+    @admin.action(
+        description="Uphold: act on the report (a misattributed work leaves the record)",
+        permissions=["change"],
+    )
     def uphold(self, request, queryset):
         from profiles.collaboration import report_uphold
 
         self._decide(request, queryset, report_uphold, "upheld")
 
-    @admin.action(description="Dismiss: nothing to act on")
+    @admin.action(description="Dismiss: nothing to act on", permissions=["change"])
     def dismiss(self, request, queryset):
         from profiles.collaboration import report_dismiss
 
         self._decide(request, queryset, report_dismiss, "dismissed")
 
-    raw_id_fields = [
-        "reporter",
-        "reported_user",
-        "invitation",
-        "message",
-        "author",
-        "work",
-        "handled_by",
-    ]
+
+def _audit_evidence_read(actor, report: models.Report) -> None:
+    """Staff opened the copy of a conversation a report keeps: say who, when and which."""
+    audit_record(
+        actor=actor,
+        action="report_evidence_view",
+        target=report,
+        data={"invitation_id": report.invitation_id, "reporter_id": report.reporter_id},
+    )

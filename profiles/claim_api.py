@@ -1,7 +1,8 @@
 """Claims under /api/v1/claims/: make one, read its status, withdraw it.
 
 Signed-in callers only, by session (with its CSRF token) or by an API token
-(``Authorization: Token <key>``). A caller sees their own claims; staff see all.
+(``Authorization: Token <key>``). A caller sees their own claims; staff who may
+view claims in the admin see all.
 Creating claims is rate-limited per user and answers 429 in the error shape.
 """
 
@@ -18,7 +19,7 @@ from rest_framework.exceptions import APIException
 from rest_framework.response import Response
 
 from profiles import claims
-from profiles.claim_views import orcid_sign_in_enabled
+from profiles.claim_views import claims_visible_to, orcid_sign_in_enabled
 from profiles.models import Claim
 from publications.models import Author
 
@@ -91,8 +92,8 @@ class ClaimViewSet(
     def get_queryset(self):
         if getattr(self, "swagger_fake_view", False):
             return Claim.objects.none()  # the schema is generated without a signed-in user
-        seen = Claim.objects.select_related("author").order_by("-created_at", "-pk")
-        return seen if self.request.user.is_staff else seen.filter(user=self.request.user)
+        seen = claims_visible_to(self.request.user).select_related("author")
+        return seen.order_by("-created_at", "-pk")
 
     @extend_schema(request=ClaimCreateSerializer, responses={201: ClaimSerializer})
     @method_decorator(ratelimit(key="user", rate=claims.CLAIM_RATE, method="POST", block=True))

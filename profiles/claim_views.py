@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
+from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -18,6 +19,7 @@ from profiles.forms import AddWorkForm, DisownForm, EvidenceClaimForm, ProfileFo
 from profiles.models import Claim, Profile
 from publications import selectors
 from publications.models import Author, Work
+from publications.permissions import VIEW, admin_allows
 
 
 def orcid_sign_in_enabled(request: HttpRequest) -> bool:
@@ -89,10 +91,15 @@ def _created_message(claim: Claim) -> str:
     return "Your claim was sent to staff for review."
 
 
+def claims_visible_to(user) -> QuerySet[Claim]:
+    """A member's own claims; every claim for staff the admin lets view claims."""
+    if admin_allows(user, VIEW, Claim):
+        return Claim.objects.all()
+    return Claim.objects.filter(user=user)
+
+
 def _visible_claim(request: HttpRequest, pk: int) -> Claim:
-    claims_seen = Claim.objects.select_related("author", "reviewer")
-    if not request.user.is_staff:
-        claims_seen = claims_seen.filter(user=request.user)
+    claims_seen = claims_visible_to(request.user).select_related("author", "reviewer")
     return get_object_or_404(claims_seen, pk=pk)
 
 

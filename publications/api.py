@@ -18,12 +18,14 @@ from drf_spectacular.utils import (
     extend_schema_field,
     extend_schema_view,
 )
-from rest_framework import mixins, permissions, serializers, viewsets
-from rest_framework.exceptions import NotFound
+from rest_framework import mixins, serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import APIException, NotFound
+from rest_framework.response import Response
 
-from publications import selectors
+from publications import curation, selectors
 from publications.filters import WorkFilter
-from publications.imports import KINDS, import_run_create
+from publications.imports import KINDS
 from publications.models import (
     Author,
     AuthorMetrics,
@@ -34,6 +36,7 @@ from publications.models import (
     Topic,
     Work,
 )
+from publications.permissions import CHANGE, AdminModelPermissions
 
 
 class InstitutionSerializer(serializers.ModelSerializer):
@@ -307,7 +310,7 @@ class ImportRunSerializer(serializers.ModelSerializer):
 
     def create(self, validated_data):
         try:
-            return import_run_create(requested_by=self.context["request"].user, **validated_data)
+            return curation.import_run_create(actor=self.context["request"].user, **validated_data)
         except DjangoValidationError as exc:
             raise serializers.ValidationError(exc.message_dict) from None
 
@@ -316,8 +319,37 @@ class ImportRunViewSet(
     mixins.CreateModelMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin,
     viewsets.GenericViewSet,
 ):  # fmt: skip
-    """Staff only: queue an import from OpenAlex or arXiv and follow its progress."""
+    """Staff with the import permissions, as in the admin: view to list, add to queue,
+    change to cancel or retry."""
 
     serializer_class = ImportRunSerializer
-    permission_classes = [permissions.IsAdminUser]
+    permission_classes = [AdminModelPermissions]
+    admin_actions = {"cancel": CHANGE, "retry": CHANGE}
     queryset = ImportRun.objects.order_by("-created_at", "-id")
+
+    @extend_schema(request=None, responses={200: ImportRunSerializer})
+    @action(detail=True, methods=["post"])
+    def cancel(self, request, pk=None):
+        """Stop a waiting, queued or running import after its current batch."""
+        return self._decide(curation.import_run_cancel)
+
+    @extend_schema(request=None, responses={200: ImportRunSerializer})
+    @action(detail=True, methods=["post"])
+    def retry(self, request, pk=None):
+        """Queue a failed or cancelled import again; it resumes from its saved position."""
+        return self._decide(curation.import_run_retry)
+
+    def _decide(self, service) -> Response:
+        try:
+            run = service(run=self.get_object(), actor=self.request.user)
+        except ValueError as exc:
+            raise ImportStepRefused(str(exc)) from None
+        return Response(self.get_serializer(run).data)
+
+
+class ImportStepRefused(APIException):
+    """The run's state does not allow this step; the message says why."""
+
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "import_step_refused"
+    default_detail = "This import cannot take this step now."

@@ -17,6 +17,18 @@ class UserFactory(factory.django.DjangoModelFactory):
     password = factory.django.Password("correct horse battery staple")
 
 
+def grant(user, *perms: str):
+    """Give ``user`` model permissions named as ``app_label.codename``; return the user."""
+    from django.contrib.auth.models import Permission
+
+    for perm in perms:
+        app_label, codename = perm.split(".")
+        user.user_permissions.add(
+            Permission.objects.get(content_type__app_label=app_label, codename=codename)
+        )
+    return user
+
+
 class InstitutionFactory(factory.django.DjangoModelFactory):
     class Meta:
         model = Institution

@@ -3,7 +3,7 @@
 import pytest
 
 from publications.models import ImportRun
-from tests.factories import UserFactory
+from tests.factories import UserFactory, grant
 
 pytestmark = pytest.mark.django_db
 URL = "/api/v1/imports/"
@@ -11,7 +11,8 @@ URL = "/api/v1/imports/"
 
 @pytest.fixture
 def staff_client(client):
-    client.force_login(UserFactory(username="staff", is_staff=True))
+    staff = UserFactory(username="staff", is_staff=True)
+    client.force_login(grant(staff, "publications.view_importrun", "publications.add_importrun"))
     return client
 
 
