@@ -10,11 +10,16 @@ when a rate limit answers 429.
 
 from __future__ import annotations
 
+import math
+
 from django.http import JsonResponse
 from django_ratelimit.exceptions import Ratelimited
 from rest_framework.exceptions import APIException, Throttled, ValidationError
 from rest_framework.pagination import PageNumberPagination
+from rest_framework.throttling import AnonRateThrottle, UserRateThrottle
 from rest_framework.views import exception_handler as drf_exception_handler
+
+from config.clientip import client_ip
 
 STATUS_CODES = {
     400: "invalid",
@@ -28,6 +33,20 @@ STATUS_CODES = {
     500: "server_error",
     503: "unavailable",
 }
+
+
+class AnonThrottle(AnonRateThrottle):
+    """Requests without an account, counted per client address (``config.clientip``)."""
+
+    def get_ident(self, request):
+        return client_ip(request)
+
+
+class UserThrottle(UserRateThrottle):
+    """Requests of a signed-in account per account; the anonymous ones per client address."""
+
+    def get_ident(self, request):
+        return client_ip(request)
 
 
 class Pagination(PageNumberPagination):
@@ -54,7 +73,9 @@ def _describe(exc: APIException) -> tuple[str, str, object]:
     if isinstance(exc, ValidationError):
         return "invalid", "The request has invalid input; see details.", exc.detail
     if isinstance(exc, Throttled):
-        return "throttled", "Too many requests; try again later.", {"retry_after": exc.wait}
+        # DRF writes the header with the wait cut down (0.4 s would say "0"): round up.
+        wait = max(1, math.ceil(exc.wait or 1))
+        return "throttled", RATE_LIMIT_MESSAGE, {"retry_after": wait}
     code = exc.get_codes() if isinstance(exc.get_codes(), str) else exc.default_code
     return code, str(exc.detail), None
 
@@ -70,6 +91,8 @@ def exception_handler(exc, context):
     else:
         code, message, details = STATUS_CODES.get(response.status_code, "error"), "Error.", None
     response.data = error_body(response.status_code, message, code=code, details=details)
+    if isinstance(exc, Throttled):
+        response["Retry-After"] = str(details["retry_after"])
     return response
 
 

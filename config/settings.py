@@ -7,6 +7,7 @@ ALLOWED_HOSTS.
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 from config import env
@@ -25,6 +26,12 @@ if SECRET_KEY is None:
     SECRET_KEY = "embedded-run-only-not-a-secret"  # noqa: S105 - DEBUG runs only
 
 ALLOWED_HOSTS = env.string_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
+
+# How many reverse proxies stand in front of the web server, each appending to
+# X-Forwarded-For. 0 (direct): X-Forwarded-For and X-Forwarded-Proto are ignored.
+# Every rate limit and lockout keys on config.clientip.client_ip, which reads this.
+TRUSTED_PROXY_COUNT = env.integer("TRUSTED_PROXY_COUNT", 0, minimum=0)
+RATELIMIT_IP_META_KEY = "config.clientip.client_ip"
 CSRF_TRUSTED_ORIGINS = env.origins("CSRF_TRUSTED_ORIGINS")
 
 INSTALLED_APPS = [
@@ -42,6 +49,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_htmx",
+    "axes",
     "allauth",
     "allauth.account",
     "allauth.socialaccount",
@@ -64,6 +72,7 @@ MIDDLEWARE = [
     "allauth.account.middleware.AccountMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "django_ratelimit.middleware.RatelimitMiddleware",
+    "axes.middleware.AxesMiddleware",
 ]
 
 # Views limited with django_ratelimit's @ratelimit(block=True) answer through this view: 429.
@@ -127,11 +136,35 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 AUTHENTICATION_BACKENDS = [
+    "config.admin_signin.AdminSignInBackend",  # first: refuses a paused admin sign-in
     "django.contrib.auth.backends.ModelBackend",
     "allauth.account.auth_backends.AuthenticationBackend",
 ]
 SITE_ID = 1
 LOGIN_REDIRECT_URL = "/"
+ACCOUNT_ADAPTER = "config.accounts.AccountAdapter"
+
+# Failed sign-ins: the site's (allauth) and the admin's (django-axes) follow one limit.
+# After SIGN_IN_FAILURE_LIMIT failures for one account from one address within the
+# cool-off, that pair is refused until the cool-off has passed; nothing locks forever.
+SIGN_IN_FAILURE_LIMIT = 5
+SIGN_IN_COOL_OFF = timedelta(minutes=5)
+ACCOUNT_RATE_LIMITS = {
+    "login_failed": (
+        f"10/m/ip,{SIGN_IN_FAILURE_LIMIT}/{int(SIGN_IN_COOL_OFF.total_seconds())}s/key"
+    ),
+}
+AXES_FAILURE_LIMIT = SIGN_IN_FAILURE_LIMIT
+AXES_COOLOFF_TIME = SIGN_IN_COOL_OFF
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_ONLY_ADMIN_SITE = True
+AXES_HANDLER = "config.admin_signin.AdminSignInHandler"
+AXES_CLIENT_IP_CALLABLE = "config.clientip.client_ip"
+AXES_LOCKOUT_CALLABLE = "config.admin_signin.locked_out"
+AXES_RESET_ON_SUCCESS = True
+# Failures while paused do not push the end of the pause further away.
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+AXES_VERBOSE = False
 
 ACCOUNT_LOGIN_METHODS = {"email"}
 ACCOUNT_SIGNUP_FIELDS = ["email*", "password1*", "password2*"]
@@ -219,7 +252,11 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "config.api.Pagination",
     "PAGE_SIZE": 25,
     "EXCEPTION_HANDLER": "config.api.exception_handler",
+    "DEFAULT_THROTTLE_CLASSES": ["config.api.AnonThrottle", "config.api.UserThrottle"],
     "DEFAULT_THROTTLE_RATES": {"anon": "120/min", "user": "600/min"},
+    # The throttles key on config.clientip.client_ip; this keeps DRF's own get_ident,
+    # wherever it is still called, from believing an X-Forwarded-For nobody vouches for.
+    "NUM_PROXIES": TRUSTED_PROXY_COUNT,
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": f"{SITE_NAME} API",
@@ -240,7 +277,9 @@ SPECTACULAR_SETTINGS = {
 }
 
 # Security: strict whenever DEBUG is off; each can still be set explicitly.
-SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# X-Forwarded-Proto is believed only from a trusted proxy (TRUSTED_PROXY_COUNT above).
+if TRUSTED_PROXY_COUNT:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_SSL_REDIRECT = env.boolean("SECURE_SSL_REDIRECT", not DEBUG)
 SECURE_HSTS_SECONDS = env.integer("SECURE_HSTS_SECONDS", 0 if DEBUG else 31536000, minimum=0)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = SECURE_HSTS_SECONDS > 0

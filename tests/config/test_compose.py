@@ -22,7 +22,7 @@ COMPOSE_FILE = ROOT / "docker-compose.yml"
 DOCKERFILE = ROOT / "Dockerfile"
 SETTINGS_FILE = ROOT / "config" / "settings.py"
 
-SERVICES = ("postgres", "redis", "web", "worker", "beat")
+SERVICES = ("postgres", "redis", "web", "proxy", "worker", "beat")
 APP_SERVICES = ("web", "worker", "beat")
 
 
@@ -86,7 +86,7 @@ def default_command() -> list[str]:
 # docker-compose.yml
 
 
-def test_compose_defines_the_five_services():
+def test_compose_defines_every_service():
     assert set(SERVICES) <= set(compose()["services"])
 
 
@@ -112,9 +112,36 @@ def test_web_migrates_before_starting_gunicorn_and_only_if_migrate_succeeds():
     assert "0.0.0.0:8000" in text
 
 
-def test_web_publishes_port_8000():
-    ports = [str(port) for port in service("web").get("ports", [])]
-    assert "8000:8000" in ports
+def _published(port) -> tuple[str, str]:
+    """(host address, host port) of a Compose port entry; an empty address means every one."""
+    if isinstance(port, dict):
+        return str(port.get("host_ip", "")), str(port.get("published", ""))
+    parts = str(port).split(":")
+    if len(parts) == 1:
+        return "", ""  # a container port only: Docker picks a random host port on every address
+    if len(parts) == 2:
+        return "", parts[0]
+    return ":".join(parts[:-2]), parts[-2]
+
+
+def test_gunicorn_is_not_published_on_every_address():
+    for port in service("web").get("ports", []):
+        address, _ = _published(port)
+        assert address in {"127.0.0.1", "[::1]", "::1"}, f"web publishes {port!r} publicly"
+
+
+def test_the_proxy_publishes_port_8000_and_forwards_to_gunicorn():
+    proxy = service("proxy")
+    assert ("", "8000") in [_published(port) for port in proxy.get("ports", [])]
+    command = proxy["command"] if isinstance(proxy["command"], str) else " ".join(proxy["command"])
+    assert re.search(r"reverse[-_]proxy\b.*\bweb:8000\b", command), command
+    assert proxy["depends_on"]["web"]["condition"] == "service_healthy"
+
+
+def test_the_app_trusts_exactly_the_one_proxy_in_front(monkeypatch):
+    value = service("web")["environment"]["TRUSTED_PROXY_COUNT"]
+    monkeypatch.setenv("TRUSTED_PROXY_COUNT", re.sub(r"\$\{\w+:-(\w+)\}", r"\1", value))
+    assert env.integer("TRUSTED_PROXY_COUNT", 0) == 1
 
 
 @pytest.mark.parametrize("name", APP_SERVICES)
