@@ -16,10 +16,7 @@ from django.http import JsonResponse
 from django_ratelimit.exceptions import Ratelimited
 from rest_framework.exceptions import APIException, Throttled, ValidationError
 from rest_framework.pagination import PageNumberPagination
-from rest_framework.throttling import AnonRateThrottle, UserRateThrottle
 from rest_framework.views import exception_handler as drf_exception_handler
-
-from config.clientip import client_ip
 
 STATUS_CODES = {
     400: "invalid",
@@ -33,20 +30,6 @@ STATUS_CODES = {
     500: "server_error",
     503: "unavailable",
 }
-
-
-class AnonThrottle(AnonRateThrottle):
-    """Requests without an account, counted per client address (``config.clientip``)."""
-
-    def get_ident(self, request):
-        return client_ip(request)
-
-
-class UserThrottle(UserRateThrottle):
-    """Requests of a signed-in account per account; the anonymous ones per client address."""
-
-    def get_ident(self, request):
-        return client_ip(request)
 
 
 class Pagination(PageNumberPagination):

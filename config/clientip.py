@@ -12,7 +12,7 @@ the setting says, and ``REMOTE_ADDR`` is used instead.
 
 django-ratelimit (``RATELIMIT_IP_META_KEY``), django-axes
 (``AXES_CLIENT_IP_CALLABLE``), allauth (``config.accounts.AccountAdapter``) and
-the API throttles (``config.api``) all call :func:`client_ip`.
+the API throttles (``config.throttles``) all call :func:`client_ip`.
 """
 
 from __future__ import annotations

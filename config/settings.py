@@ -252,7 +252,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "config.api.Pagination",
     "PAGE_SIZE": 25,
     "EXCEPTION_HANDLER": "config.api.exception_handler",
-    "DEFAULT_THROTTLE_CLASSES": ["config.api.AnonThrottle", "config.api.UserThrottle"],
+    "DEFAULT_THROTTLE_CLASSES": ["config.throttles.AnonThrottle", "config.throttles.UserThrottle"],
     "DEFAULT_THROTTLE_RATES": {"anon": "120/min", "user": "600/min"},
     # The throttles key on config.clientip.client_ip; this keeps DRF's own get_ident,
     # wherever it is still called, from believing an X-Forwarded-For nobody vouches for.

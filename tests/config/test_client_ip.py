@@ -49,7 +49,7 @@ def test_every_limiter_is_wired_to_the_one_rule(settings):
     from axes.helpers import get_client_ip_address
     from rest_framework.settings import api_settings
 
-    from config.api import AnonThrottle, UserThrottle
+    from config.throttles import AnonThrottle, UserThrottle
 
     settings.TRUSTED_PROXY_COUNT = 1
     forwarded = request("10.0.0.2", f"{FORGED}, 198.51.100.7")
@@ -68,7 +68,9 @@ class TestForgedHeadersCannotPickABucket:
     def test_without_a_proxy_a_forged_header_shares_the_visitors_bucket(self, client, settings):
         settings.TRUSTED_PROXY_COUNT = 0
         for n in range(2):
-            assert client.get("/limited/", HTTP_X_FORWARDED_FOR=f"198.51.100.{n}").status_code == 200
+            assert (
+                client.get("/limited/", HTTP_X_FORWARDED_FOR=f"198.51.100.{n}").status_code == 200
+            )
         assert client.get("/limited/", HTTP_X_FORWARDED_FOR="198.51.100.99").status_code == 429
 
     def test_behind_a_proxy_each_visitor_has_a_bucket_of_their_own(self, client, settings):
@@ -76,9 +78,13 @@ class TestForgedHeadersCannotPickABucket:
         proxy = {"REMOTE_ADDR": "10.0.0.2"}
         for _ in range(2):
             client.get("/limited/", HTTP_X_FORWARDED_FOR="198.51.100.1", **proxy)
-        assert client.get("/limited/", HTTP_X_FORWARDED_FOR="198.51.100.1", **proxy).status_code == 429
-        assert client.get("/limited/", HTTP_X_FORWARDED_FOR="198.51.100.2", **proxy).status_code == 200
-        forged = f"198.51.100.2, 198.51.100.1"  # the visitor at .1 claiming to be .2
+        assert (
+            client.get("/limited/", HTTP_X_FORWARDED_FOR="198.51.100.1", **proxy).status_code == 429
+        )
+        assert (
+            client.get("/limited/", HTTP_X_FORWARDED_FOR="198.51.100.2", **proxy).status_code == 200
+        )
+        forged = "198.51.100.2, 198.51.100.1"  # the visitor at .1 claiming to be .2
         assert client.get("/limited/", HTTP_X_FORWARDED_FOR=forged, **proxy).status_code == 429
 
 
@@ -88,13 +94,20 @@ def test_forwarded_proto_is_believed_only_from_a_trusted_proxy(monkeypatch):
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[2]
-    code = "from django.conf import settings as s; print(getattr(s, 'SECURE_PROXY_SSL_HEADER', None))"
+    code = (
+        "from django.conf import settings as s; print(getattr(s, 'SECURE_PROXY_SSL_HEADER', None))"
+    )
     for count, expected in (("0", "None"), ("1", "('HTTP_X_FORWARDED_PROTO', 'https')")):
         result = subprocess.run(
             [sys.executable, "-c", f"import django; django.setup(); {code}"],
             cwd=root,
-            env={"PATH": "/usr/bin:/bin", "DJANGO_SETTINGS_MODULE": "config.settings",
-                 "TRUSTED_PROXY_COUNT": count},
-            capture_output=True, text=True, timeout=60,
+            env={
+                "PATH": "/usr/bin:/bin",
+                "DJANGO_SETTINGS_MODULE": "config.settings",
+                "TRUSTED_PROXY_COUNT": count,
+            },
+            capture_output=True,
+            text=True,
+            timeout=60,
         )
         assert result.stdout.strip().splitlines()[-1] == expected, result.stderr
