@@ -10,6 +10,7 @@ a value that does not validate answers 400 in the one error shape.
 from __future__ import annotations
 
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import models
 from django_filters import rest_framework as filters
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
@@ -24,6 +25,7 @@ from rest_framework.exceptions import APIException, NotFound
 from rest_framework.response import Response
 
 from publications import curation, selectors
+from publications.display import web_url
 from publications.filters import WorkFilter
 from publications.imports import KINDS
 from publications.models import (
@@ -39,7 +41,26 @@ from publications.models import (
 from publications.permissions import CHANGE, AdminModelPermissions
 
 
-class InstitutionSerializer(serializers.ModelSerializer):
+class WebURLField(serializers.URLField):
+    """An address served only when it is http(s) with a host, else "" (see display.web_url).
+
+    Imports keep no other address, but rows written before they checked may.
+    """
+
+    def to_representation(self, value):
+        return web_url(value)
+
+
+class WebURLs(serializers.ModelSerializer):
+    """A model serializer whose URL fields go through ``WebURLField``."""
+
+    serializer_field_mapping = {
+        **serializers.ModelSerializer.serializer_field_mapping,
+        models.URLField: WebURLField,
+    }
+
+
+class InstitutionSerializer(WebURLs):
     class Meta:
         model = Institution
         fields = [
@@ -151,7 +172,7 @@ class AuthorshipSerializer(serializers.ModelSerializer):
         fields = ["position", "author_id", "display_name", "raw_name", "source", "confidence"]
 
 
-class WorkSerializer(serializers.ModelSerializer):
+class WorkSerializer(WebURLs):
     url = serializers.CharField(source="get_absolute_url", read_only=True)
     venue = serializers.CharField(source="venue.name", default=None, read_only=True)
     authorships = AuthorshipSerializer(many=True, read_only=True)

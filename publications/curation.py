@@ -739,7 +739,7 @@ def import_run_retry(*, run: ImportRun, actor: Actor) -> ImportRun:
 def _problem_entity(problem: ImportProblem) -> str:
     from publications.sources.files import entity_of
 
-    payload = problem.payload
+    payload = problem.kept_payload
     if isinstance(payload, dict) and ("arxiv_id" in payload or problem.source == Source.ARXIV):
         return "arxiv"
     return entity_of(payload) or "work"
@@ -756,7 +756,7 @@ def import_problem_retry(*, problem: ImportProblem, actor: Actor) -> str | None:
     """Map and write the stored payload again; return None if it landed, else the new error."""
     with transaction.atomic():
         problem = _open_problem(problem)
-        if problem.payload is None:
+        if problem.kept_payload is None:
             raise ValueError(
                 "This problem kept no record to retry (the source answered with an error); "
                 "retry its import run instead."
@@ -764,7 +764,7 @@ def import_problem_retry(*, problem: ImportProblem, actor: Actor) -> str | None:
         entity = _problem_entity(problem)
         data = {"problem": problem.pk, "entity": entity, "previous_error": problem.error}
         try:
-            imports.import_payload(run=problem.run, entity=entity, payload=problem.payload)
+            imports.import_payload(run=problem.run, entity=entity, payload=problem.kept_payload)
         except MappingError as exc:
             error = str(exc)
         except Exception as exc:  # a write that fails is reported, as the import does

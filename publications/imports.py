@@ -33,7 +33,7 @@ from django.core.exceptions import ValidationError
 from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
-from publications import signals
+from publications import quarantine, signals
 from publications.identifiers import normalize_openalex_id
 from publications.ingest import (
     Ahead,
@@ -703,19 +703,27 @@ class Prepared:
 
     def _prepare(self):
         pause = self.turns.pause if self.turns else None
-        changed, ahead = [], self.ahead
+        changed, ahead, unreadable, quarantined = [], self.ahead, [], set()
         for key, payload in self.keyed:
             if pause:
                 pause()
             if key is None:
                 changed.append(payload)
                 continue
-            digest = hashed(payload)
+            try:
+                digest = hashed(payload)
+            except ValueError as exc:  # e.g. NaN next to an integer past 64 bits
+                unreadable.append(_problem(self.run, payload, f"Could not read this record: {exc}"))
+                changed.append(payload)  # counted as a problem, not as unchanged
+                quarantined.add(id(payload))
+                continue
             row = self.stored.get(key[2])
             if not (row and row.linked and row.content_hash == digest.digest):
                 changed.append(payload)
                 ahead.hashes[id(payload)] = digest
-        mapped, problems = _map_all(self.run, self.entity, changed, pause)
+        readable = [p for p in changed if id(p) not in quarantined]
+        mapped, problems = _map_all(self.run, self.entity, readable, pause)
+        problems = unreadable + problems
         if self.entity in WORK_ENTITIES:
             for _, record in mapped:
                 if pause:
@@ -843,21 +851,23 @@ def _mapper(entity: str):
 
 def _external_id(payload) -> str:
     if isinstance(payload, dict):
-        return str(payload.get("id") or payload.get("arxiv_id") or "")[:255]
+        return quarantine.safe_id(payload.get("id") or payload.get("arxiv_id"))
     return ""
 
 
 def _problem(run: ImportRun, payload, error: str) -> ImportProblem:
+    """A problem keeping ``payload`` whole, in whichever column can store it."""
     source = Source.ARXIV if run.source == Source.ARXIV else Source.OPENALEX
     if isinstance(payload, dict) and "arxiv_id" in payload:
         source = Source.ARXIV
+    kept, raw, note = quarantine.storable(payload)
     return ImportProblem(
         run=run,
         source=source,
         external_id=_external_id(payload),
-        payload=payload if isinstance(payload, (dict, list)) else None,
-        raw_payload="" if isinstance(payload, (dict, list)) else str(payload)[:100_000],
-        error=error,
+        payload=kept,
+        raw_payload=raw,
+        error=quarantine.with_note(error, note, raw),
     )
 
 
@@ -940,12 +950,13 @@ def _ingest_isolating_bad_records(run, entity, mapped, problems, ahead=None) -> 
 
 def _record_source_error(run: ImportRun, error: SourceError, part: Part = WHOLE) -> None:
     status = f" (HTTP {error.status})" if error.status and "HTTP" not in str(error) else ""
+    raw, note = quarantine.storable_text(error.body or "")
     with transaction.atomic():
         ImportProblem.objects.create(
             run=run,
             source=run.source if run.source in {Source.OPENALEX, Source.ARXIV} else Source.OPENALEX,
-            raw_payload=error.body[:100_000],
-            error=f"{error}{status}",
+            raw_payload=raw,
+            error=quarantine.with_note(f"{error}{status}", note, raw),
         )
         after = Position(error.resume_at) if error.resume_at is not None else None
         with suppress(RunCancelled):  # the problem is kept all the same

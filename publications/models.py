@@ -6,10 +6,13 @@ from django.conf import settings
 from django.contrib.postgres.search import SearchVectorField
 from django.db import models
 from django.db.models import Q
+from django.db.models.functions import Length
+from django.db.models.lookups import LessThanOrEqual
 from django.urls import reverse
 from django.utils.text import slugify
 
-from publications.fields import JSONField
+from publications import text as bounds
+from publications.fields import JSONField, json_bytes
 
 
 def unique_where_present(field: str, model: str) -> models.UniqueConstraint:
@@ -19,6 +22,16 @@ def unique_where_present(field: str, model: str) -> models.UniqueConstraint:
         condition=Q(**{f"{field}__isnull": False}) & ~Q(**{field: ""}),
         name=f"{model}_{field}_unique_when_set",
     )
+
+
+def bounded_text(model: str, **limits: int) -> list[models.CheckConstraint]:
+    """One CHECK per text column: at most its number of characters (see publications.text)."""
+    return [
+        models.CheckConstraint(
+            condition=LessThanOrEqual(Length(field), limit), name=f"{model}_{field}_bounded"
+        )
+        for field, limit in limits.items()
+    ]
 
 
 class Source(models.TextChoices):
@@ -249,10 +262,11 @@ class Work(TimeStamped):
         REVIEW = "review", "Review"
         OTHER = "other", "Other"
 
-    title = models.TextField(blank=True)
+    # Bounded at import (publications.text) and by a CHECK constraint (migration 0012).
+    title = models.TextField(blank=True, max_length=bounds.TITLE_MAX)
     # Looked up through work_title_year_idx (its first column): no index of its own.
     normalized_title = models.CharField(max_length=500, blank=True)
-    abstract = models.TextField(blank=True)
+    abstract = models.TextField(blank=True, max_length=bounds.ABSTRACT_MAX)
     type = models.CharField(max_length=32, choices=Type.choices, default=Type.ARTICLE)
     language = models.CharField(max_length=16, blank=True)
     publication_date = models.DateField(null=True, blank=True)
@@ -268,7 +282,7 @@ class Work(TimeStamped):
     openalex_id = models.CharField("OpenAlex id", max_length=32, blank=True, null=True)
     pmid = models.CharField("PubMed id", max_length=32, blank=True, null=True)
     arxiv_primary_category = models.CharField(max_length=32, blank=True, db_index=True)
-    comments = models.TextField(blank=True)
+    comments = models.TextField(blank=True, max_length=bounds.COMMENTS_MAX)
     code_url = models.URLField(max_length=500, blank=True)
     pdf_url = models.URLField(max_length=500, blank=True)
     landing_url = models.URLField(max_length=500, blank=True)
@@ -302,6 +316,8 @@ class Work(TimeStamped):
             models.CheckConstraint(
                 condition=~Q(merged_into=models.F("id")), name="work_not_merged_into_itself"
             ),
+            *bounded_text("work", title=bounds.TITLE_MAX, abstract=bounds.ABSTRACT_MAX),
+            *bounded_text("work", comments=bounds.COMMENTS_MAX),
         ]
         indexes = [
             models.Index(
@@ -362,7 +378,7 @@ class Authorship(models.Model):
     )
     position = models.PositiveIntegerField(help_text="0 for the first author.")
     raw_name = models.CharField(max_length=500, blank=True)
-    raw_affiliation = models.TextField(blank=True)
+    raw_affiliation = models.TextField(blank=True, max_length=bounds.AFFILIATION_MAX)
     institutions = models.ManyToManyField(Institution, blank=True, related_name="authorships")
     is_corresponding = models.BooleanField(default=False)
     source = models.CharField(max_length=16, choices=Source.choices)
@@ -372,6 +388,7 @@ class Authorship(models.Model):
         ordering = ["work", "position"]
         constraints = [
             models.UniqueConstraint(fields=["work", "author"], name="authorship_once_per_work"),
+            *bounded_text("authorship", raw_affiliation=bounds.AFFILIATION_MAX),
             models.CheckConstraint(
                 condition=Q(confidence__gte=0, confidence__lte=1),
                 name="authorship_confidence_range",
@@ -456,6 +473,20 @@ class PayloadField(JSONField):
         if value is not None and not isinstance(value, str):
             return value  # psycopg has already decoded a json column
         return super().from_db_value(value, expression, connection)
+
+    def get_db_prep_value(self, value, connection, prepared=False):
+        """Sent as ``json``, not ``jsonb``: a ``\\u0000`` in a string stays an escape."""
+        if connection.vendor != "postgresql":
+            return super().get_db_prep_value(value, connection, prepared)
+        from psycopg.types.json import Json
+
+        if not prepared:
+            value = self.get_prep_value(value)
+        return Json(value, dumps=_payload_text)
+
+
+def _payload_text(value) -> str:
+    return json_bytes(value, sort_keys=False).decode()
 
 
 class SourceRecord(models.Model):
@@ -569,6 +600,13 @@ class ImportProblem(models.Model):
 
     def __str__(self) -> str:
         return f"{self.source} {self.external_id or '?'}: {self.error[:60]}"
+
+    @property
+    def kept_payload(self):
+        """The record this problem keeps: ``payload``, or the JSON kept as text instead."""
+        from publications.quarantine import kept_payload
+
+        return kept_payload(self.payload, self.raw_payload)
 
 
 class MergeCandidate(models.Model):

@@ -38,6 +38,7 @@ class InstitutionRef:
     country_code: str = ""
     type: str = ""
     homepage_url: str = ""
+    homepage_dropped: str = ""  # why the homepage the source gave was not kept
 
 
 @dataclass(slots=True)
@@ -48,6 +49,7 @@ class VenueRef:
     type: str = ""
     publisher: str = ""
     homepage_url: str = ""
+    homepage_dropped: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +120,8 @@ class WorkRecord:
     authors: list[AuthorRef] = field(default_factory=list)
     topics: list[TopicRef] = field(default_factory=list)
     grants: list[GrantRef] = field(default_factory=list)
+    # Values the source gave that were not kept, and why: {"pdf_url": "not an http(s) address"}.
+    dropped: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(slots=True)

@@ -90,6 +90,18 @@ def _fact_label(name: str) -> str:
     return verbose[:1].upper() + verbose[1:]
 
 
+def _dropped_notes(work: Work, labels: dict) -> list[tuple[str, str]]:
+    """("PDF URL", "not kept from OpenAlex: not an http(s) address") for each value dropped."""
+    notes = work.provenance.get("dropped")
+    found = []
+    for name, note in (notes if isinstance(notes, dict) else {}).items():
+        if isinstance(note, dict):
+            source = labels.get(note.get("source"), note.get("source") or "a source")
+            label = _fact_label(name) if "." not in name else name.replace("_", " ").capitalize()
+            found.append((label, f"not kept from {source}: {note.get('reason', '')}"))
+    return found
+
+
 def work_for_page(pk: int) -> Work:
     """The work with its venue and authors (with their affiliations), or Http404."""
     authorships = (
@@ -162,7 +174,11 @@ def similar_works(work: Work, *, limit: int = 5) -> list[WorkSimilarity]:
 def work_page(work: Work, *, today: date) -> WorkPage:
     """Everything the work page shows, in a fixed number of queries whatever the author count."""
     labels = dict(Source.choices)
-    sources = {name: labels.get(source, source) for name, source in work.provenance.items()}
+    sources = {
+        name: labels.get(source, source)
+        for name, source in work.provenance.items()
+        if isinstance(source, str)  # "dropped" holds notes, not a source
+    }
     bylines, affiliations = _bylines(work)
     topics = [
         wt.topic
@@ -183,5 +199,6 @@ def work_page(work: Work, *, today: date) -> WorkPage:
         sources=sources,
         dates=_dates(work, sources),
         embargo_active=bool(work.embargo_until and work.embargo_until > today),
-        provenance=[(_fact_label(name), label) for name, label in sources.items()],
+        provenance=[(_fact_label(name), label) for name, label in sources.items()]
+        + _dropped_notes(work, labels),
     )

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import re
+from urllib.parse import urlsplit
 
 _BLOCKS = re.compile(r"<(script|style|iframe|object)\b.*?(</\1\s*>|$)", re.IGNORECASE | re.DOTALL)
 HTML_TAGS = (
@@ -57,3 +58,104 @@ def _replace_tag(match: re.Match) -> str:
 def one_line(value: str | None) -> str:
     """Plain text on a single line (titles, names)."""
     return " ".join(plain_text(value).split())
+
+
+# Cleaning and bounding imported text ----------------------------------------
+#
+# Every text a mapper stores goes through ``clean``: NUL cannot be stored in a
+# PostgreSQL text or jsonb value, most C0 controls cannot be written in XML 1.0
+# (one of them makes an Atom feed unreadable), and none of them, nor the C1
+# block, means anything in a title or a name. Tab and line feed are kept; a
+# carriage return becomes a line feed (CR LF one line feed), so lines never run
+# together. The controls that are white space to Python (VT, FF, the separators
+# U+001C-U+001F, NEL) become a space, the others go. Lone surrogates are not
+# characters at all and cannot be encoded: they go too.
+
+_CONTROLS = "".join(chr(c) for c in [*range(0x00, 0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0)])
+_UNWANTED = re.compile(f"[{re.escape(_CONTROLS)}\ud800-\udfff]")
+_AS_SPACE = {c for c in _CONTROLS if c.isspace() and c != "\r"}
+
+
+def clean(value: object) -> str:
+    """``value`` without NUL, C0/C1 controls and lone surrogates; "" unless it is a string."""
+    if not isinstance(value, str):
+        return ""
+    if not _UNWANTED.search(value):  # the common case: nothing to drop
+        return value
+    value = value.replace("\r\n", "\n").replace("\r", "\n")
+    return _UNWANTED.sub(lambda m: " " if m.group(0) in _AS_SPACE else "", value)
+
+
+# What the database keeps of an imported text, at most. Generous: the longest
+# real titles (conference proceedings with every paper listed) run to about
+# 1,000 characters and abstracts to about 10,000 (some records carry a whole
+# introduction); nothing real comes near these, and a payload that does is kept
+# whole in its source record. Names and places match the columns that hold them.
+TITLE_MAX = 2_000
+ABSTRACT_MAX = 50_000
+COMMENTS_MAX = 5_000  # arXiv comments ("12 pages, 3 figures, accepted at ...")
+AFFILIATION_MAX = 5_000  # every raw affiliation string of one authorship, joined
+NAME_MAX = 300  # Author.display_name, Topic.name
+PLACE_MAX = 500  # venue, institution, publisher and funder names, raw names, journal_ref
+AWARD_MAX = 200  # Grant.award_id
+URL_MAX = 500  # every URL column
+ELLIPSIS = "…"
+
+
+def bounded(text: str, limit: int) -> str:
+    """``text`` if at most ``limit`` characters long, else its start and "…" (``limit`` in all)."""
+    if len(text) <= limit:
+        return text
+    return text[: limit - 1].rstrip() + ELLIPSIS
+
+
+def clean_line(value: object, limit: int) -> str:
+    """A one-line text (title, name, place) cleaned, without markup, at most ``limit`` long."""
+    if not isinstance(value, str):
+        return ""
+    # Markup costs at most a few times the text it wraps: look no further than that.
+    return bounded(one_line(clean(value[: limit * 20])), limit)
+
+
+def clean_text(value: object, limit: int) -> str:
+    """A multi-line text (abstract, comments) cleaned, without markup, at most ``limit`` long."""
+    if not isinstance(value, str):
+        return ""
+    return bounded(plain_text(clean(value[: limit * 20])), limit)
+
+
+# Addresses -------------------------------------------------------------------
+
+NOT_WEB = "not an http(s) address"
+_BREAKS = re.compile(r"[^\S ]")  # white space other than a plain space (tabs, breaks, NBSP...)
+
+
+def http_url(value: object) -> tuple[str, str]:
+    """``(url, "")`` for an http(s) address with a host, else ``("", why it was dropped)``.
+
+    Only http and https are ever linked: ``javascript:``, ``data:``, ``vbscript:``
+    and every other scheme run or show something instead of leading somewhere.
+    Controls and white space inside an address can hide a scheme from a check
+    like this one while a browser still reads it, so an address carrying them is
+    dropped, not repaired. ``("", "")``: there was no address.
+    """
+    if value is None or value == "":
+        return "", ""
+    if not isinstance(value, str):
+        return "", f"not text ({type(value).__name__})"
+    text = value.strip()
+    if not text:
+        return "", ""
+    if _UNWANTED.search(text) or _BREAKS.search(text):
+        return "", f"{NOT_WEB} (it holds control characters)"
+    text = text.replace(" ", "%20")  # a space a server wrote into a file name
+    if len(text) > URL_MAX:
+        return "", f"longer than {URL_MAX} characters"
+    try:
+        parts = urlsplit(text)
+        host = parts.hostname
+    except ValueError:
+        return "", f"{NOT_WEB} (unreadable)"
+    if parts.scheme.lower() not in ("http", "https") or not host:
+        return "", NOT_WEB
+    return text, ""

@@ -60,7 +60,7 @@ def _empty(value) -> bool:
 
 def _clip(field: str, value):
     limit = LIMITS.get(field)
-    if limit and isinstance(value, str) and field not in {"title", "abstract", "comments"}:
+    if limit and isinstance(value, str):
         return value[:limit]
     return value
 
@@ -87,6 +87,7 @@ def apply_record(work: Work, record: WorkRecord) -> bool:
             setattr(work, field, new)
             work.provenance[field] = record.source
             changed = True
+    changed = note_dropped(work, record) or changed
     if changed:
         work.normalized_title = normalize_title(work.title)[:500]
     if record.authors and (not work.first_author_surname or record.source == "openalex"):
@@ -95,6 +96,37 @@ def apply_record(work: Work, record: WorkRecord) -> bool:
             work.first_author_surname = first
             changed = True
     return changed
+
+
+DROPPED = "dropped"  # the provenance key of values a source gave that were not kept
+
+
+def note_dropped(work: Work, record: WorkRecord) -> bool:
+    """Note in ``work.provenance`` what ``record`` gave that was not kept; True if that changed.
+
+    ``provenance["dropped"]`` maps a field to ``{"source", "reason"}``, e.g. ``"pdf_url":
+    {"source": "openalex", "reason": "not an http(s) address"}``. A source's note
+    goes once that source sends a value that is kept, or none.
+    """
+    notes = work.provenance.get(DROPPED)
+    notes = dict(notes) if isinstance(notes, dict) else {}
+    before = dict(notes)
+    for name, note in before.items():
+        if name not in record.dropped and _noted_by(note, record.source):
+            del notes[name]
+    for name, reason in record.dropped.items():
+        notes[name] = {"source": record.source, "reason": reason}
+    if notes == before:
+        return False
+    if notes:
+        work.provenance[DROPPED] = notes
+    else:
+        work.provenance.pop(DROPPED, None)
+    return True
+
+
+def _noted_by(note: object, source: str) -> bool:
+    return isinstance(note, dict) and note.get("source") == source
 
 
 def apply_venue(work: Work, venue_id: int | None, source: str) -> bool:

@@ -13,11 +13,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import cache
 
-import orjson
 from django.core.exceptions import EmptyResultSet
 from django.db import connection, models
 from django.db.models import F, Lookup, Q
 from django.utils import timezone
+
+from publications.ingest.hashing import json_bytes
 
 
 class JsonText(bytes):
@@ -27,7 +28,7 @@ class JsonText(bytes):
 def _dumps(value) -> bytes:
     if isinstance(value, JsonText):
         return value
-    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
+    return json_bytes(value, sort_keys=False)
 
 
 def on_postgresql() -> bool:

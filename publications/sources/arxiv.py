@@ -23,7 +23,19 @@ from requests.adapters import HTTPAdapter
 from publications.identifiers import normalize_arxiv_id, normalize_doi
 from publications.records import AuthorRef, MappingError, Page, SourceError, TopicRef, WorkRecord
 from publications.sources.common import parse_datetime
-from publications.text import one_line, plain_text
+from publications.text import (
+    ABSTRACT_MAX,
+    AFFILIATION_MAX,
+    COMMENTS_MAX,
+    NAME_MAX,
+    PLACE_MAX,
+    TITLE_MAX,
+    bounded,
+    clean,
+    clean_line,
+    clean_text,
+    http_url,
+)
 
 ATOM = "http://www.w3.org/2005/Atom"
 OPENSEARCH = "http://a9.com/-/spec/opensearch/1.1/"
@@ -254,16 +266,19 @@ def map_entry(payload: dict) -> WorkRecord:
     if not isinstance(payload, dict):
         raise MappingError(f"an arXiv payload must be a dict, not {type(payload).__name__}")
     arxiv_id = _arxiv_id(payload)
-    title = one_line(payload.get("title"))
+    check_entry_shape(payload, arxiv_id)
+    title = clean_line(payload.get("title"), TITLE_MAX)
     if not title:
         raise MappingError(f"arXiv entry {arxiv_id} has no title")
     published = _parse_datetime(payload.get("published"))
     abstract = _abstract(payload.get("summary"))
-    comments = one_line(payload.get("comment"))
-    links = payload.get("links") or []
-    primary = _clean(payload.get("primary_category"))
+    comments = clean_line(payload.get("comment"), COMMENTS_MAX)
+    links = [link for link in payload.get("links") or [] if isinstance(link, dict)]
+    dropped: dict[str, str] = {}
+    primary = _category(payload.get("primary_category"))
     categories = payload.get("categories") or []
     # arXiv lists the primary category first; use that if the primary element is missing.
+    categories = [c for c in map(_category, categories) if c]
     primary = primary or (categories[0] if categories else "")
     return WorkRecord(
         source=SOURCE,
@@ -276,16 +291,46 @@ def map_entry(payload: dict) -> WorkRecord:
         publication_year=published.year if published else None,
         updated_at=_parse_datetime(payload.get("updated")),
         doi=normalize_doi(payload.get("doi")),
-        journal_ref=one_line(payload.get("journal_ref")),
+        journal_ref=clean_line(payload.get("journal_ref"), PLACE_MAX),
         arxiv_primary_category=primary,
         comments=comments,
         code_url=extract_code_url(comments) or extract_code_url(abstract),
-        pdf_url=_pdf_url(links),
-        landing_url=_landing_url(links, arxiv_id),
+        pdf_url=_kept(dropped, "pdf_url", _pdf_url(links)),
+        landing_url=_kept(dropped, "landing_url", _landing_url(links, arxiv_id))
+        or f"https://arxiv.org/abs/{arxiv_id}",
         is_open_access=True,  # every arXiv paper can be read without paying
         authors=_authors(payload.get("authors") or []),
         topics=_topics(primary, categories),
+        dropped=dropped,
     )
+
+
+def _kept(dropped: dict[str, str], name: str, value: str) -> str:
+    """``value`` if it is an http(s) address, else "" with the reason noted under ``name``."""
+    url, reason = http_url(value)
+    if reason:
+        dropped[name] = reason
+    return url
+
+
+def check_entry_shape(payload: dict, arxiv_id: str) -> None:
+    """Refuse an entry whose fields hold the wrong kind of value (see ``sources.shapes``)."""
+    wrong = [
+        name
+        for name in ("title", "summary", "comment", "journal_ref", "doi", "primary_category")
+        if payload.get(name) is not None and not isinstance(payload[name], str)
+    ]
+    for name in ("authors", "links", "categories"):
+        items = payload.get(name)
+        if items is not None and not isinstance(items, list):
+            wrong.append(name)
+    authors = payload.get("authors") if isinstance(payload.get("authors"), list) else []
+    if any(not isinstance(a, dict) or not isinstance(a.get("name", ""), str) for a in authors):
+        wrong.append("authors (each an object with a name)")
+    if wrong:
+        raise MappingError(
+            f"arXiv entry {arxiv_id} has values of the wrong type: {', '.join(wrong)}"
+        )
 
 
 def _arxiv_id(payload: dict) -> str:
@@ -305,26 +350,37 @@ _SOFT_WRAP = re.compile(r"(?<!\n)\n(?!\n)")
 
 
 def _abstract(summary: str | None) -> str:
-    text = _PARAGRAPH_START.sub("\n\n", _clean(summary))
-    return plain_text(_SOFT_WRAP.sub(" ", text))
+    text = _PARAGRAPH_START.sub("\n\n", clean(_clean(summary)[: ABSTRACT_MAX * 20]))
+    return clean_text(_SOFT_WRAP.sub(" ", text), ABSTRACT_MAX)
 
 
 def _authors(authors: list[dict]) -> list[AuthorRef]:
     refs: list[AuthorRef] = []
     for author in authors:
-        name = one_line(author.get("name"))
+        name = clean_line(author.get("name"), NAME_MAX)
         if not name:
             continue  # a nameless author cannot be resolved; keep positions dense
-        affiliations = [one_line(a) for a in author.get("affiliations") or [] if one_line(a)]
+        affiliations = [
+            clean_line(a, AFFILIATION_MAX) for a in _strings(author.get("affiliations"))
+        ]
         refs.append(
             AuthorRef(
                 position=len(refs),
                 name=name,
-                raw_name=_clean(author.get("name")),
-                raw_affiliation="; ".join(affiliations),
+                raw_name=bounded(clean(_clean(author.get("name"))), PLACE_MAX),
+                raw_affiliation=bounded("; ".join(a for a in affiliations if a), AFFILIATION_MAX),
             )
         )
     return refs
+
+
+def _category(value: object) -> str:
+    """A category code as a topic key can hold it (codes are a few ASCII characters)."""
+    return clean(value).strip()[:32]
+
+
+def _strings(value: object) -> list[str]:
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
 
 def _topics(primary: str, categories: list[str]) -> list[TopicRef]:
@@ -359,9 +415,11 @@ def _landing_url(links: list[dict], arxiv_id: str) -> str:
     return f"https://arxiv.org/abs/{arxiv_id}"
 
 
-def _https(url: str) -> str:
+def _https(url: object) -> str:
     # Legacy feeds still say http://arxiv.org; arXiv serves https and pages must not mix.
-    return re.sub(r"^http://(export\.)?arxiv\.org/", "https://arxiv.org/", url)
+    if not isinstance(url, str):
+        return ""
+    return re.sub(r"^http://(export\.)?arxiv\.org/", "https://arxiv.org/", url.strip())
 
 
 # Repository hosts only: a project page (github.io) or a video is not a code link.

@@ -26,6 +26,7 @@ import gzip
 import io
 import itertools
 import json
+import math
 import re
 import zlib
 from collections.abc import Iterable, Iterator
@@ -224,8 +225,14 @@ def _json_lines(
         document, error = parsed or _parse(line)  # the hot loop of a snapshot import
         if error is not None:
             yield from _flush(entity, batch)
+            error_text = f"{label} line {number}: not valid JSON ({error})"
+            yield SourceError(error_text, body=_line_text(line))
+            continue
+        if not isinstance(document, dict):  # one record per line: a bare array or value is none
+            yield from _flush(entity, batch)
+            what = "array" if isinstance(document, list) else type(document).__name__
             yield SourceError(
-                f"{label} line {number}: not valid JSON ({error})", body=_preview(line)
+                f"{label} line {number}: a JSON {what}, not one record", body=_line_text(line)
             )
             continue
         kind = entity_of(document)
@@ -241,11 +248,45 @@ def _json_lines(
 
 
 def _parse(line: bytes) -> tuple[object, ValueError | None]:
-    """A line's JSON value, or the error that says why it is not JSON."""
+    """A line's JSON value, or the error that says why it is not JSON.
+
+    orjson reads integers past 64 bits as floats, losing digits, and refuses a
+    lone surrogate escape that Python's ``json`` reads: a line with a run of 20
+    digits (any such integer has one), or one orjson refuses, is read by
+    ``json``, which keeps every digit. Both refuse NaN, Infinity and numbers too
+    large for a float, which no JSON column can hold.
+    """
+    if _LONG_NUMBER in line.translate(_DIGITS):  # a copy in C: fast beside parsing
+        return _parse_exactly(line)
     try:
         return orjson.loads(line), None
     except ValueError as exc:
+        document, error = _parse_exactly(line)
+        return (document, None) if error is None else (None, exc)
+
+
+_DIGITS = bytes(48 if 48 <= i <= 57 else 32 for i in range(256))  # digits as "0", else " "
+_LONG_NUMBER = b"0" * 20  # 2**64 has 20 digits
+
+
+def _parse_exactly(line: bytes) -> tuple[object, ValueError | None]:
+    try:
+        return json.loads(line, parse_constant=_refuse, parse_float=_finite), None
+    except RecursionError:
+        return None, ValueError("nested too deeply")
+    except ValueError as exc:
         return None, exc
+
+
+def _refuse(name: str):
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise ValueError(f"the number {text[:40]} is too large")
+    return value
 
 
 def _flush(entity: str | None, batch: list[dict]) -> Iterator[Item]:
@@ -281,7 +322,10 @@ def _document_items(label: str, document: object, hint: str | None) -> Iterator[
         # Without an id only a hint from the request path names it (e.g. ?select=doi).
         yield Page(entity=entity, payloads=[document])
     else:
-        yield SourceError(f"{label}: JSON object without an OpenAlex id", body=_preview(document))
+        yield SourceError(
+            f"{label}: JSON object without an OpenAlex id",
+            body=json.dumps(document, ensure_ascii=False),  # whole: it may be a record
+        )
 
 
 def _list_page(label: str, document: dict, hint: str | None) -> Iterator[Item]:
@@ -295,6 +339,11 @@ def _list_page(label: str, document: dict, hint: str | None) -> Iterator[Item]:
     count = meta.get("count")
     total = count if isinstance(count, int) and not isinstance(count, bool) else None
     yield Page(entity=entity, payloads=results, total=total)
+
+
+def _line_text(line: bytes) -> str:
+    """A line as text, whole: a problem keeps its record (bytes that are not UTF-8 as \\xNN)."""
+    return line.strip().decode("utf-8", errors="backslashreplace")
 
 
 def _preview(data: object, size: int = 2000) -> str:

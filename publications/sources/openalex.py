@@ -11,6 +11,7 @@ in real recordings: ``primary_location`` vs the legacy ``host_venue``,
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Callable, Iterable, Iterator
 from datetime import date, datetime
@@ -42,7 +43,20 @@ from publications.records import (
     WorkRecord,
 )
 from publications.sources.common import parse_datetime
-from publications.text import one_line, plain_text
+from publications.sources.shapes import AUTHOR_SHAPE, COUNT_MAX, WORK_SHAPE, check_shape
+from publications.text import (
+    ABSTRACT_MAX,
+    AFFILIATION_MAX,
+    AWARD_MAX,
+    NAME_MAX,
+    PLACE_MAX,
+    TITLE_MAX,
+    bounded,
+    clean,
+    clean_line,
+    clean_text,
+    http_url,
+)
 
 SOURCE = "openalex"
 
@@ -100,17 +114,29 @@ def _list(value: object) -> list:
 
 
 def _int(value: object) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+    """A whole number that fits a count column (0 to 2**31 - 1), else None."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= COUNT_MAX:
+        return value
+    return None
 
 
 def _float(value: object) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
-    return float(value)
+    try:
+        number = float(value)
+    except OverflowError:  # an integer too large for a float
+        return None
+    return number if math.isfinite(number) else None
 
 
 def _text(value: object) -> str:
-    return value.strip() if isinstance(value, str) else ""
+    return clean(value).strip()
+
+
+def _line(value: object, limit: int = NAME_MAX) -> str:
+    """A name, title or place on one line: cleaned, without markup, at most ``limit`` long."""
+    return clean_line(value, limit)
 
 
 def _date(value: object) -> date | None:
@@ -202,7 +228,8 @@ def decode_abstract(index: object) -> str:
 def map_work(payload: dict) -> WorkRecord:
     """One OpenAlex work (API or snapshot, any schema age) as a WorkRecord."""
     work_id = _required_id(payload, "W", "work")
-    title = one_line(payload.get("title") or payload.get("display_name"))
+    check_shape(payload, WORK_SHAPE, f"work {work_id}")
+    title = _line(payload.get("title") or payload.get("display_name"), TITLE_MAX)
     if not title:
         raise MappingError(f"work {work_id} has no title")
     return _guarded("work", work_id, lambda: _work_record(payload, work_id, title))
@@ -213,11 +240,15 @@ def _work_record(payload: dict, work_id: str, title: str) -> WorkRecord:
     doi = normalize_doi(payload.get("doi") or ids.get("doi"))
     published = _date(payload.get("publication_date"))
     location = _main_location(payload)
+    dropped: dict[str, str] = {}
+    venue = _venue(payload)
+    if venue and venue.homepage_dropped:
+        dropped["venue.homepage_url"] = venue.homepage_dropped
     return WorkRecord(
         source=SOURCE,
         external_id=work_id,
         title=title,
-        abstract=plain_text(decode_abstract(payload.get("abstract_inverted_index"))),
+        abstract=clean_text(decode_abstract(payload.get("abstract_inverted_index")), ABSTRACT_MAX),
         type=work_type(payload.get("type")),
         language=_text(payload.get("language")),
         publication_date=published,
@@ -228,10 +259,15 @@ def _work_record(payload: dict, work_id: str, title: str) -> WorkRecord:
         arxiv_id=_arxiv_id(payload, doi),
         openalex_id=work_id,
         pmid=_pmid(ids.get("pmid")),
-        venue=_venue(payload),
-        pdf_url=_text(location.get("pdf_url"))
-        or _text(_dict(payload.get("best_oa_location")).get("pdf_url")),
-        landing_url=_text(location.get("landing_page_url") or location.get("url")),
+        venue=venue,
+        pdf_url=_url(
+            dropped,
+            "pdf_url",
+            location.get("pdf_url") or _dict(payload.get("best_oa_location")).get("pdf_url"),
+        ),
+        landing_url=_url(
+            dropped, "landing_url", location.get("landing_page_url") or location.get("url")
+        ),
         license=_text(location.get("license")),
         is_open_access=_open_access(payload),
         is_retracted=payload.get("is_retracted") is True,
@@ -240,7 +276,16 @@ def _work_record(payload: dict, work_id: str, title: str) -> WorkRecord:
         authors=_authors(payload),
         topics=_work_topics(payload),
         grants=_grants(payload),
+        dropped=dropped,
     )
+
+
+def _url(dropped: dict[str, str], name: str, value: object) -> str:
+    """An http(s) address, or "" with the reason noted in ``dropped`` under ``name``."""
+    url, reason = http_url(value)
+    if reason:
+        dropped[name] = reason
+    return url
 
 
 def work_type(value: object) -> str:
@@ -295,16 +340,18 @@ def _venue(payload: dict) -> VenueRef | None:
 
 
 def _venue_ref(data: dict, publisher: object) -> VenueRef | None:
-    name = one_line(data.get("display_name"))
+    name = _line(data.get("display_name"), PLACE_MAX)
     if not name:
         return None
+    homepage, dropped = http_url(data.get("homepage_url"))
     return VenueRef(
         name=name,
         openalex_id=short_id(data.get("id"), "S"),
         issn_l=_text(data.get("issn_l")),
         type=_text(data.get("type")),
-        publisher=one_line(publisher),
-        homepage_url=_text(data.get("homepage_url")),
+        publisher=_line(publisher, PLACE_MAX),
+        homepage_url=homepage,
+        homepage_dropped=dropped,
     )
 
 
@@ -333,8 +380,8 @@ def _authors(payload: dict) -> list[AuthorRef]:
 
 def _author_ref(position: int, authorship: dict, corresponding: set) -> AuthorRef | None:
     author = _dict(authorship.get("author"))
-    raw_name = one_line(authorship.get("raw_author_name"))
-    name = one_line(author.get("display_name")) or raw_name
+    raw_name = _line(authorship.get("raw_author_name"))
+    name = _line(author.get("display_name")) or raw_name
     if not name:
         return None  # nothing to show or match; positions keep their list index
     openalex_id = short_id(author.get("id"), "A")
@@ -357,7 +404,8 @@ def _raw_affiliation(authorship: dict) -> str:
     strings += [
         _dict(a).get("raw_affiliation_string") for a in _list(authorship.get("affiliations"))
     ]
-    return "; ".join(_unique(one_line(s) for s in strings if isinstance(s, str)))
+    joined = "; ".join(_unique(_line(s, AFFILIATION_MAX) for s in strings if isinstance(s, str)))
+    return bounded(joined, AFFILIATION_MAX)
 
 
 def _institutions(items: object) -> list[InstitutionRef]:
@@ -371,16 +419,18 @@ def _institutions(items: object) -> list[InstitutionRef]:
 
 
 def _institution_ref(data: dict) -> InstitutionRef | None:
-    name = one_line(data.get("display_name"))
+    name = _line(data.get("display_name"), PLACE_MAX)
     if not name:
         return None
+    homepage, dropped = http_url(data.get("homepage_url"))
     return InstitutionRef(
         name=name,
         openalex_id=short_id(data.get("id"), "I"),
         ror=_ror(data.get("ror")),
         country_code=_text(data.get("country_code")).upper(),
         type=_text(data.get("type")),
-        homepage_url=_text(data.get("homepage_url")),
+        homepage_url=homepage,
+        homepage_dropped=dropped,
     )
 
 
@@ -410,7 +460,7 @@ def _work_topics(payload: dict) -> list[TopicRef]:
 
 
 def _topic_ref(data: dict, score: float | None, primary_key: str | None = None) -> TopicRef | None:
-    key, name = _topic_key(data.get("id")), one_line(data.get("display_name"))
+    key, name = _topic_key(data.get("id")), _line(data.get("display_name"))
     if not key or not name:
         return None
     return TopicRef(
@@ -449,7 +499,7 @@ def _topic_parent(data: dict) -> TopicRef | None:
 def _build_parent(nodes: list[dict]) -> TopicRef | None:
     parent = None
     for level, node in zip(_TOPIC_LEVELS, nodes, strict=True):
-        node_key, node_name = _topic_key(node.get("id")), one_line(node.get("display_name"))
+        node_key, node_name = _topic_key(node.get("id")), _line(node.get("display_name"))
         if node_key and node_name:
             parent = TopicRef(key=node_key, name=node_name, kind=level, parent=parent)
     return parent
@@ -459,7 +509,7 @@ def map_topic(payload: dict) -> TopicRef:
     """A topic entity (T…, with its subfield > field > domain) or a legacy concept (C…)."""
     if not isinstance(payload, dict):
         raise MappingError(f"topic payload is a {type(payload).__name__}, not a JSON object")
-    key, name = _topic_key(payload.get("id")), one_line(payload.get("display_name"))
+    key, name = _topic_key(payload.get("id")), _line(payload.get("display_name"))
     if key is None or "/" in key:
         raise MappingError(f"payload id {payload.get('id')!r} is not an OpenAlex topic or concept")
     if not name:
@@ -482,7 +532,7 @@ def _concepts(items: object, scale: float) -> list[TopicRef]:
     """Legacy concepts; ``scale`` brings author x_concepts (0-100) to the works' 0-1."""
     refs = []
     for item in map(_dict, _list(items)):
-        concept_id, name = short_id(item.get("id"), "C"), one_line(item.get("display_name"))
+        concept_id, name = short_id(item.get("id"), "C"), _line(item.get("display_name"))
         if concept_id and name:
             score = _float(item.get("score"))
             refs.append(
@@ -532,14 +582,15 @@ def _grants(payload: dict) -> list[GrantRef]:
 def _add_grant(found: list[GrantRef], funders: dict, raw_id, raw_name, raw_award) -> None:
     funder_id = short_id(raw_id, "F")
     funder = funders.get(funder_id, {})
-    name = one_line(raw_name) or one_line(funder.get("display_name")) or funder_id or ""
+    name = _line(raw_name, PLACE_MAX) or _line(funder.get("display_name"), PLACE_MAX)
+    name = name or funder_id or ""
     if not name:
         return
     grant = GrantRef(
         funder_name=name,
         funder_openalex_id=funder_id,
         funder_ror=_ror(funder.get("ror")),
-        award_id=one_line(raw_award) if isinstance(raw_award, str) else "",
+        award_id=_line(raw_award, AWARD_MAX),
     )
     if all(_grant_key(grant) != _grant_key(other) for other in found):
         found.append(grant)
@@ -560,7 +611,8 @@ def _unique(values: Iterable) -> list:
 def map_author(payload: dict) -> AuthorRecord:
     """An OpenAlex author; the "Deleted Author" placeholder is kept with is_deleted=True."""
     author_id = _required_id(payload, "A", "author")
-    name = one_line(payload.get("display_name"))
+    check_shape(payload, AUTHOR_SHAPE, f"author {author_id}")
+    name = _line(payload.get("display_name"))
     if not name:
         raise MappingError(f"author {author_id} has no display_name")
     return _guarded("author", author_id, lambda: _author_record(payload, author_id, name))
@@ -568,7 +620,7 @@ def map_author(payload: dict) -> AuthorRecord:
 
 def _author_record(payload: dict, author_id: str, name: str) -> AuthorRecord:
     ids = _dict(payload.get("ids"))
-    alternatives = [one_line(n) for n in _list(payload.get("display_name_alternatives"))]
+    alternatives = [_line(n) for n in _list(payload.get("display_name_alternatives"))]
     return AuthorRecord(
         source=SOURCE,
         external_id=author_id,
@@ -617,7 +669,7 @@ def author_candidate(payload: dict) -> dict:
     topics = [t.name for t in _author_topics(payload)[:3]]
     return {
         "id": short_id(payload.get("id"), "A"),
-        "display_name": one_line(payload.get("display_name")),
+        "display_name": _line(payload.get("display_name")),
         "orcid": normalize_orcid(payload.get("orcid")),
         "institution": institutions[0].name if institutions else "",
         "works_count": _int(payload.get("works_count")),
@@ -700,7 +752,7 @@ def _retries_exhausted(exc: requests.exceptions.RetryError, what: str) -> Source
 
 def search_authors(name: str, limit: int = 10) -> list[dict]:
     """Authors whose name matches, with what tells namesakes apart."""
-    query = one_line(name)
+    query = _line(name)
     if not query:
         return []
     limit = max(1, min(limit, 200))

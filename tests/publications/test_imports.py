@@ -119,19 +119,18 @@ def test_a_malformed_record_is_quarantined_and_the_rest_lands(real_fixtures, tmp
         **records[5],
         "publication_year": -3,
         "publication_date": None,
-    }  # cannot be stored
+    }  # no year: refused when mapped, before anything is written
     path = tmp_path / "works.jsonl"
     path.write_text("\n".join(json.dumps(r) for r in records))
     run = run_files(path)
     assert run.status == ImportRun.Status.SUCCEEDED
     assert Work.objects.count() == 48
-    problems = ImportProblem.objects.filter(run=run).order_by("error")
-    assert [p.external_id for p in problems] == sorted(
-        [records[5]["id"], records[3]["id"]], key=lambda i: i != records[5]["id"]
-    )
-    assert "Could not be written" in problems[0].error
-    assert "has no title" in problems[1].error
-    assert problems[1].payload["id"] == records[3]["id"]
+    problems = {p.external_id: p for p in ImportProblem.objects.filter(run=run)}
+    assert set(problems) == {records[5]["id"], records[3]["id"]}
+    assert "publication_year is -3, not a year" in problems[records[5]["id"]].error
+    assert "has no title" in problems[records[3]["id"]].error
+    assert problems[records[3]["id"]].payload["id"] == records[3]["id"]
+    assert problems[records[5]["id"]].payload == records[5]
 
 
 ARXIV_ENTRY_AS_OPENALEX = {
