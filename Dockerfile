@@ -28,7 +28,7 @@ RUN pip install . \
 
 # The application code. Copied by name so a local .venv, var/ or .git in the
 # build context never ends up in the image.
-COPY manage.py ./
+COPY manage.py gunicorn.conf.py ./
 COPY config ./config
 COPY publications ./publications
 COPY profiles ./profiles

@@ -6,6 +6,7 @@ import sys
 # wrong DATABASE_URL or REDIS_URL is one line naming it rather than a traceback.
 SERVICE_COMMANDS = {
     "runserver",
+    "shell",
     "migrate",
     "demo",
     "import_file",

@@ -15,4 +15,9 @@ def _load() -> None:
     check_services()
 
 
-run_guarded(_load)
+try:
+    run_guarded(_load)
+except SystemExit:
+    # gunicorn's code for "worker failed to boot": the arbiter stops rather than
+    # starting the worker again and again. The one line was written already.
+    raise SystemExit(3) from None
