@@ -1,5 +1,5 @@
 from django.contrib import admin, messages
-from django.db.models import Case, IntegerField, Value, When
+from django.db.models import BooleanField, Case, ExpressionWrapper, IntegerField, Q, Value, When
 from django.http import HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 
@@ -20,6 +20,26 @@ class ProfileAdmin(admin.ModelAdmin):
     filter_horizontal = ["pinned_works"]
 
 
+INSTITUTIONAL = Q(method=models.Claim.Method.EMAIL) & ~Q(verified_email="")
+
+
+class InstitutionalEvidenceFilter(admin.SimpleListFilter):
+    """Claims with a confirmed institutional address: evidence that may be decided faster."""
+
+    title = "evidence"
+    parameter_name = "evidence"
+
+    def lookups(self, request, model_admin):
+        return [("institutional", "Confirmed institutional address"), ("other", "Other evidence")]
+
+    def queryset(self, request, queryset):
+        if self.value() == "institutional":
+            return queryset.filter(INSTITUTIONAL)
+        if self.value() == "other":
+            return queryset.exclude(INSTITUTIONAL)
+        return queryset
+
+
 @admin.register(models.Claim)
 class ClaimAdmin(CurationAdmin):
     """Staff review claims: the evidence, the record and the claimant side by side.
@@ -27,9 +47,17 @@ class ClaimAdmin(CurationAdmin):
     Claims are decided (approved or rejected), never deleted: the audit trail refers to them.
     """
 
-    list_display = ["author", "claimant", "method", "status", "created_at", "reviewer"]
+    list_display = [
+        "author",
+        "claimant",
+        "method",
+        "institutional_address",
+        "status",
+        "created_at",
+        "reviewer",
+    ]
     actions = None
-    list_filter = ["status", "method"]
+    list_filter = ["status", InstitutionalEvidenceFilter, "method"]
     search_fields = ["author__display_name", "user__email", "evidence"]
     list_select_related = ["author", "user", "reviewer"]
     change_form_template = "admin/profiles/claim/change_form.html"
@@ -45,14 +73,25 @@ class ClaimAdmin(CurationAdmin):
     def claimant(self, claim):
         return claim.user.email or claim.user.get_username()
 
+    @admin.display(
+        description="institutional address",
+        boolean=True,
+        ordering=ExpressionWrapper(INSTITUTIONAL, output_field=BooleanField()),
+    )
+    def institutional_address(self, claim):
+        return claim.method == models.Claim.Method.EMAIL and bool(claim.verified_email)
+
     def get_ordering(self, request):
+        # Claims waiting for staff first; among them, those with a confirmed institutional
+        # address, which are often the quickest to decide.
         waiting = Case(
             When(status=models.Claim.Status.DISPUTED, then=Value(0)),
             When(status=models.Claim.Status.PENDING, then=Value(1)),
             default=Value(2),
             output_field=IntegerField(),
         )
-        return [waiting.asc(), "-created_at"]
+        institutional = Case(When(INSTITUTIONAL, then=Value(0)), default=Value(1))
+        return [waiting.asc(), institutional.asc(), "-created_at"]
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
         claim = self.get_object(request, object_id)
@@ -60,7 +99,7 @@ class ClaimAdmin(CurationAdmin):
         if claim is not None:
             waiting = claim.status in (models.Claim.Status.PENDING, models.Claim.Status.DISPUTED)
             review = claim_review(claim)
-            holder = next((c for c in review.competing if c.status == "approved"), None)
+            holder = review.holder
             context = {
                 "review": review,
                 "holder": holder if waiting else None,

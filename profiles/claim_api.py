@@ -35,8 +35,8 @@ class ClaimRefused(APIException):
 class ClaimSerializer(serializers.ModelSerializer):
     author_name = serializers.CharField(source="author.display_name", read_only=True)
     level = serializers.SerializerMethodField(
-        help_text="Verification level the claim gives while approved: 3 (ORCID or email) or 4 "
-        "(reviewed by staff); null otherwise."
+        help_text="Verification level the claim gives while approved: 3 (ORCID sign-in with "
+        "the record's iD) or 4 (reviewed by staff, whatever the evidence); null otherwise."
     )
     review_note = serializers.CharField(
         read_only=True, help_text="Staff's note; the reason when they rejected the claim."
@@ -62,8 +62,9 @@ class ClaimCreateSerializer(serializers.Serializer):
     )
     method = serializers.ChoiceField(
         choices=Claim.Method.choices,
-        help_text="orcid and email are approved at once when they prove the claim; evidence "
-        "goes to staff.",
+        help_text="orcid is approved at once when the caller signed in with the record's "
+        "ORCID iD. email records a confirmed address at an institution of the record as "
+        "evidence and waits for staff, as evidence does.",
     )
     evidence = serializers.CharField(
         required=False,

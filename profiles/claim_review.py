@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from django.contrib.auth import get_user_model
 
 from profiles import claims
-from profiles.models import Claim, Follow, Report
+from profiles.models import Claim, Follow, Profile, Report
 from publications.models import AuditEvent, Author, Authorship
 
 RECENT = 8
@@ -19,6 +19,13 @@ class ClaimReview:
     competing: list[Claim]  # other claims on the same record, newest first
     record: dict
     claimant: dict
+    holder: Claim | None = None  # the claim of whoever holds the record now
+    holds: bool = False  # this claimant holds the record (approved, or back in review)
+
+    @property
+    def institutional(self) -> bool:
+        """The claim carries a confirmed institutional address: evidence shown first."""
+        return self.claim.method == Claim.Method.EMAIL and bool(self.claim.verified_email)
 
 
 def _record(author: Author) -> dict:
@@ -66,4 +73,24 @@ def claim_review(claim: Claim) -> ClaimReview:
         .select_related("user")
         .order_by("-created_at")
     )
-    return ClaimReview(claim, competing, _record(author), _claimant(user))
+    holder_id = Profile.objects.filter(author_id=claim.author_id).values_list("user_id").first()
+    holder_id = holder_id[0] if holder_id else None
+    active = [claim, *competing]
+    holder = next(
+        (
+            c
+            for c in active
+            if c.status == Claim.Status.APPROVED
+            or (c.status in claims.WAITING and c.user_id == holder_id)
+        ),
+        None,
+    )
+    holds = holder is not None and holder.pk == claim.pk
+    return ClaimReview(
+        claim,
+        competing,
+        _record(author),
+        _claimant(user),
+        holder=None if holds else holder,
+        holds=holds,
+    )

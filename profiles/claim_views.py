@@ -88,6 +88,11 @@ def _created_message(claim: Claim) -> str:
             "Someone else holds or is claiming this record, so staff will review both claims. "
             "Nothing changes for either of you until they decide."
         )
+    if claim.method == Claim.Method.EMAIL:
+        return (
+            f"Your claim waits for staff review. Your confirmed address {claim.verified_email} "
+            "was recorded as evidence; it may help staff approve the claim faster."
+        )
     return "Your claim was sent to staff for review."
 
 
@@ -111,6 +116,7 @@ def claim_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "is_claimant": claim.user_id == request.user.pk,
         "level": claims.claim_level(claim) if claim.status == Claim.Status.APPROVED else None,
         "verification": claims.claim_verification(claim),
+        "holds": claims.holds_record(claim),
     }
     return render(request, "profiles/claim_detail.html", context)
 

@@ -1,12 +1,20 @@
 """Claiming an author record: which methods can prove a claim, and every step of one.
 
-ORCID sign-in and a confirmed institutional email prove a claim at once (L3);
-evidence goes to staff, who approve it (L4) or reject it with a reason the
-claimant sees. A record has at most one approved claim and a person holds at
-most one record. A claim on a record that someone else holds or is claiming
-becomes a dispute for staff, and nobody loses anything meanwhile. Every step
-writes an AuditEvent and, once committed, sends ``claim_changed`` so the trust
-score is recomputed.
+Only ORCID sign-in whose iD equals the record's proves a claim at once (L3).
+A confirmed address at the domain of an institution of the record is evidence,
+never a proof (a mailbox at a university says nothing about which of its people
+you are): the claim waits for staff with that evidence written first. Staff
+approve a claim (L4, whatever its evidence) or reject it with a reason the
+claimant sees.
+
+A record has at most one holder and a person holds at most one record: the
+holder is the user of the record's Profile, opened when a claim is approved. A
+holder whose claim went back to review keeps the Profile (and the power to
+edit) until staff decide; the claim is then pending or disputed, not approved.
+A claim on a record that someone else holds or is claiming becomes a dispute
+for staff, and nobody loses anything meanwhile. Every step writes an
+AuditEvent and, once committed, sends ``claim_changed`` so the trust score is
+recomputed.
 """
 
 from __future__ import annotations
@@ -17,14 +25,14 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
 from django.db import IntegrityError, transaction
-from django.db.models import Q
+from django.db.models import Exists, Max, Min, OuterRef, Q
 from django.utils import timezone
 
 from profiles.models import Claim, Profile
 from profiles.signals import claim_changed
 from publications.curation import audit_record
 from publications.identifiers import normalize_orcid
-from publications.models import Author, Institution
+from publications.models import Author, Authorship, Institution
 
 # Web requests and API calls that create a claim, per signed-in user.
 CLAIM_RATE = "10/h"
@@ -33,7 +41,9 @@ MIN_EVIDENCE_LENGTH = 20
 MAX_EVIDENCE_LENGTH = 5000
 
 ACTIVE = (Claim.Status.PENDING, Claim.Status.APPROVED, Claim.Status.DISPUTED)
-VERIFIED_METHODS = (Claim.Method.ORCID, Claim.Method.EMAIL)
+WAITING = (Claim.Status.PENDING, Claim.Status.DISPUTED)
+# Methods whose proof is checked when the claim is made; only ORCID approves at once.
+CHECKED_METHODS = (Claim.Method.ORCID, Claim.Method.EMAIL)
 
 
 class ClaimError(ValueError):
@@ -54,6 +64,7 @@ class MethodCheck:
     proof: str = ""  # the ORCID iD or email address that proves it
     remedy: str = ""  # what the user could do: "connect_orcid", "manage_email"
     domains: list[str] = field(default_factory=list)
+    matched: dict[str, str] = field(default_factory=dict)  # email: the domain and its name
 
 
 def user_orcids(user: AbstractBaseUser) -> set[str]:
@@ -72,24 +83,56 @@ def user_emails(user: AbstractBaseUser) -> list[tuple[str, bool]]:
     return [(email.lower(), verified) for email, verified in rows.values_list("email", "verified")]
 
 
+def _affiliated_institutions(author: Author):
+    return Institution.objects.filter(
+        Q(pk=author.last_known_institution_id)
+        | Q(pk__in=author.affiliations.values("institution_id"))
+        | Q(authorships__author=author)
+    ).exclude(homepage_domain="")
+
+
+def _clean_domain(domain: str) -> str:
+    return domain.lower().strip(".").removeprefix("www.")
+
+
 def affiliated_domains(author: Author) -> dict[str, str]:
     """Homepage domains of the institutions the author is affiliated with, to the names."""
     institutions = (
-        Institution.objects.filter(
-            Q(pk=author.last_known_institution_id)
-            | Q(pk__in=author.affiliations.values("institution_id"))
-            | Q(authorships__author=author)
-        )
-        .exclude(homepage_domain="")
-        .values_list("homepage_domain", "name")
-        .distinct()
+        _affiliated_institutions(author).values_list("homepage_domain", "name").distinct()
     )
     domains: dict[str, str] = {}
     for domain, name in institutions:
-        domain = domain.lower().strip(".").removeprefix("www.")
+        domain = _clean_domain(domain)
         if "." in domain:
             domains.setdefault(domain, name)
     return dict(sorted(domains.items()))
+
+
+def years_at(author: Author, domain: str) -> tuple[int, int] | None:
+    """First and last publication year of the author's works at institutions of ``domain``."""
+    rows = _affiliated_institutions(author).values_list("pk", "homepage_domain").distinct()
+    there = [pk for pk, homepage in rows if _clean_domain(homepage) == domain]
+    span = Authorship.objects.filter(
+        author=author,
+        institutions__in=there,
+        work__merged_into__isnull=True,
+        work__publication_year__isnull=False,
+    ).aggregate(first=Min("work__publication_year"), last=Max("work__publication_year"))
+    return (span["first"], span["last"]) if there and span["first"] is not None else None
+
+
+def years_text(span: tuple[int, int] | None) -> str:
+    if span is None:
+        return "years unknown"
+    first, last = span
+    return str(first) if first == last else f"{first}-{last}"
+
+
+def institutional_evidence(*, author: Author, domain: str, name: str = "") -> str:
+    """What a confirmed address at ``domain`` tells staff, as their review shows it first."""
+    years = years_text(years_at(author, domain))
+    text = f"confirmed address at {domain}, the record's institution {years}"
+    return f"{text} ({name})" if name else text
 
 
 def email_domain_matches(email: str, domain: str) -> bool:
@@ -133,9 +176,19 @@ def _email_check(user, author: Author) -> MethodCheck:
     for email, verified in emails:
         matched = next((d for d in domains if email_domain_matches(email, d)), None)
         if matched and verified:
-            reason = f"Your confirmed address {email} is at {matched} ({domains[matched]})."
+            reason = (
+                f"Your confirmed address {email} is at {matched} ({domains[matched]}). "
+                "It is recorded as evidence and your claim goes to staff review: an address at "
+                "an institution does not show which of its people you are."
+            )
             return MethodCheck(
-                Claim.Method.EMAIL, label, True, reason, proof=email, domains=list(domains)
+                Claim.Method.EMAIL,
+                label,
+                True,
+                reason,
+                proof=email,
+                domains=list(domains),
+                matched={matched: domains[matched]},
             )
     unconfirmed = [e for e, verified in emails if not verified and _at_any(e, domains)]
     if unconfirmed:
@@ -180,18 +233,34 @@ def claim_contested(*, user: AbstractBaseUser, author: Author) -> bool:
     return Claim.objects.active().filter(author=author).exclude(user=user).exists()
 
 
-def claim_level(claim: Claim) -> int:
-    """Verification level an approved claim gives: L4 when staff reviewed it, else L3."""
-    return 4 if claim.reviewer_id else 3
+def claim_level(claim: Claim) -> int | None:
+    """Verification level an approved claim gives: L4 when staff reviewed it, L3 by ORCID.
+
+    A claim approved without review by anything but ORCID (the former email rule) gives
+    no level: only staff can make it count.
+    """
+    if claim.reviewer_id:
+        return 4
+    if claim.method == Claim.Method.ORCID:
+        return 3
+    return None
 
 
 def claim_verification(claim: Claim) -> str:
-    """How an approved claim was verified, in words."""
+    """How a claim was verified, in words."""
     if claim.reviewer_id:
         return "reviewed by staff"
     if claim.method == Claim.Method.ORCID:
         return "verified by ORCID"
-    return "verified by institutional email"
+    return "waiting for staff review"
+
+
+def holds_record(claim: Claim) -> bool:
+    """Whether the claimant holds the record: the record's Profile is theirs."""
+    return (
+        claim.status in ACTIVE
+        and Profile.objects.filter(author_id=claim.author_id, user_id=claim.user_id).exists()
+    )
 
 
 # Steps of a claim ---------------------------------------------------------------
@@ -278,7 +347,10 @@ def claim_create(
     links=(),
     orcid_sign_in: bool = True,
 ) -> Claim:
-    """Claim ``author`` for ``user``; approved at once when ORCID or an email proves it."""
+    """Claim ``author`` for ``user``; approved at once only when ORCID sign-in proves it.
+
+    An institutional email is checked and recorded as evidence; the claim waits for staff.
+    """
     if method not in Claim.Method.values:
         raise ClaimError(f"Unknown claim method: {method!r}.")
     if author.merged_into_id or author.is_deleted:
@@ -303,8 +375,8 @@ def _create(user, author: Author, method: str, evidence: str, links, orcid_sign_
             f"You already have a claim on {where} ({held.get_status_display().lower()}). "
             "Withdraw it before making another one."
         )
-    proof = None
-    if method in VERIFIED_METHODS:
+    proof = check = None
+    if method in CHECKED_METHODS:
         check = next(
             c
             for c in claim_method_checks(user=user, author=author, orcid_sign_in=orcid_sign_in)
@@ -319,10 +391,13 @@ def _create(user, author: Author, method: str, evidence: str, links, orcid_sign_
     if method == Claim.Method.ORCID:
         claim.verified_orcid = proof
     elif method == Claim.Method.EMAIL:
+        # Evidence for staff, written where their review shows it first; never a proof.
         claim.verified_email = proof
+        (domain, name), *_ = check.matched.items()
+        claim.evidence = institutional_evidence(author=author, domain=domain, name=name)
     if others:
         claim.status = Claim.Status.DISPUTED
-    elif proof:
+    elif method == Claim.Method.ORCID:
         claim.status = Claim.Status.APPROVED
         claim.decided_at = timezone.now()
     claim.save()
@@ -361,6 +436,17 @@ def _profile_close(claim: Claim) -> dict:
     return kept
 
 
+def _holder(claims: list[Claim]) -> Claim | None:
+    """The claim among ``claims`` (one record's) whose claimant holds the record, if any."""
+    held_by = Profile.objects.filter(author_id__in={c.author_id for c in claims}).values_list(
+        "user_id", flat=True
+    )
+    holders = set(held_by)
+    return next(
+        (c for c in claims if c.status == Claim.Status.APPROVED or c.user_id in holders), None
+    )
+
+
 def _locked_claim(claim: Claim) -> Claim:
     _lock_author(claim.author)
     return Claim.objects.select_for_update().select_related("author", "user").get(pk=claim.pk)
@@ -375,7 +461,7 @@ def claim_withdraw(*, claim: Claim, user: AbstractBaseUser) -> Claim:
         if claim.status not in ACTIVE:
             raise ClaimError(f"This claim is already {claim.get_status_display().lower()}.")
         before = claim.status
-        profile = _profile_close(claim) if before == Claim.Status.APPROVED else {}
+        profile = _profile_close(claim)  # a holder under review holds the Profile too
         claim.status = Claim.Status.WITHDRAWN
         claim.withdrawn_at = timezone.now()
         claim.save(update_fields=["status", "withdrawn_at"])
@@ -394,7 +480,7 @@ def claim_approve(*, claim: Claim, actor: AbstractBaseUser, note: str = "") -> C
                 f"Only a pending or disputed claim can be approved, not {claim.status}."
             )
         others = _others_active(claim.author_id, claim.user)
-        holder = next((c for c in others if c.status == Claim.Status.APPROVED), None)
+        holder = _holder(others)
         if holder is not None:
             raise ClaimError(
                 f"{holder.user} holds this record (claim #{holder.pk}); "
@@ -432,7 +518,7 @@ def claim_reject(*, claim: Claim, actor: AbstractBaseUser, reason: str) -> Claim
         if claim.status not in ACTIVE:
             raise ClaimError(f"This claim is already {claim.get_status_display().lower()}.")
         before = claim.status
-        profile = _profile_close(claim) if before == Claim.Status.APPROVED else {}
+        profile = _profile_close(claim)  # a holder under review loses the record as well
         claim.status = Claim.Status.REJECTED
         claim.reviewer = actor
         claim.review_note = reason
@@ -451,17 +537,21 @@ def claim_reject(*, claim: Claim, actor: AbstractBaseUser, reason: str) -> Claim
 class PanelState:
     """What the claim panel of a researcher page shows."""
 
-    holder: Claim | None  # the approved claim on the record
+    holder: Claim | None  # the claim of the person who holds the record
     mine: Claim | None  # the viewer's latest claim on this record
     elsewhere: Claim | None  # the viewer's active claim on another record
 
     @property
     def level(self) -> int | None:
-        return claim_level(self.holder) if self.holder else None
+        return claim_level(self.holder) if self.holder and self.holder_approved else None
 
     @property
     def verification(self) -> str:
         return claim_verification(self.holder) if self.holder else ""
+
+    @property
+    def holder_approved(self) -> bool:
+        return self.holder is not None and self.holder.status == Claim.Status.APPROVED
 
     @property
     def mine_active(self) -> bool:
@@ -473,14 +563,21 @@ class PanelState:
 
 
 def claim_panel_state(*, author: Author, user) -> PanelState:
-    """The record's approved claim and the viewer's own claims, in one query."""
-    wanted = Q(author=author, status=Claim.Status.APPROVED)
+    """The record's holder and the viewer's own claims, in one query."""
+    held = Exists(
+        Profile.objects.filter(author_id=OuterRef("author_id"), user_id=OuterRef("user_id"))
+    )
+    wanted = Q(author=author, status=Claim.Status.APPROVED) | Q(
+        author=author, status__in=WAITING, holds=True
+    )
     signed_in = user is not None and user.is_authenticated
     if signed_in:
         wanted |= Q(user=user, author=author) | Q(user=user, status__in=ACTIVE)
     holder = mine = elsewhere = None
-    for claim in Claim.objects.filter(wanted).select_related("author").order_by("-created_at"):
-        if claim.author_id == author.pk and claim.status == Claim.Status.APPROVED:
+    found = Claim.objects.annotate(holds=held).filter(wanted).select_related("author")
+    for claim in found.order_by("-created_at"):
+        holding = claim.status == Claim.Status.APPROVED or (claim.status in WAITING and claim.holds)
+        if claim.author_id == author.pk and holding:
             holder = holder or claim
         if signed_in and claim.user_id == user.pk:
             if claim.author_id == author.pk:

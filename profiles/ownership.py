@@ -47,8 +47,10 @@ def owned_profile(*, user, author_id: int) -> Profile | None:
         .filter(
             author_id=author_id,
             user=user,
+            # A holder whose claim went back to staff review keeps the record until they
+            # decide: the Profile is theirs and their claim is still active.
             author__claims__user=user,
-            author__claims__status="approved",
+            author__claims__status__in=["approved", "pending", "disputed"],
         )
         .first()
     )

@@ -19,7 +19,7 @@ class Level(models.IntegerChoices):
     L0 = 0, "L0 · name only"
     L1 = 1, "L1 · identified by a source id"
     L2 = 2, "L2 · ORCID or ids agree across sources"
-    L3 = 3, "L3 · claimed and verified by the person"
+    L3 = 3, "L3 · claimed and verified through ORCID sign-in"
     L4 = 4, "L4 · claimed and reviewed by staff"
 
 

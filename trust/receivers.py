@@ -6,6 +6,7 @@ the new state.
 
 from __future__ import annotations
 
+from django.db.models.signals import post_migrate
 from django.dispatch import receiver
 
 from profiles.signals import claim_changed, follow_changed, report_upheld
@@ -41,3 +42,29 @@ def after_follow(sender, author_id=None, **kwargs) -> None:
 @receiver(report_upheld, dispatch_uid="trust.recompute_after_report")
 def after_report(sender, author_id=None, **kwargs) -> None:
     _queue([author_id], "misattribution report upheld")
+
+
+REOPENING_MIGRATION = ("profiles", "0004_email_claims_back_to_review")
+
+
+@receiver(post_migrate, dispatch_uid="trust.rescore_reopened_claims")
+def rescore_reopened_claims(sender, app_config=None, plan=None, using="default", **kwargs):
+    """Score again the records whose claims a migration just put back into staff review.
+
+    Runs once ``migrate`` has finished, so the scoring code meets the schema it expects.
+    """
+    if app_config is None or app_config.label != "trust":
+        return
+    applied = {(m.app_label, m.name) for m, backwards in plan or () if not backwards}
+    if REOPENING_MIGRATION not in applied:
+        return
+    from publications.models import AuditEvent
+    from trust import services
+
+    events = AuditEvent.objects.using(using).filter(
+        action="claim_reopen", data__migration=".".join(REOPENING_MIGRATION)
+    )
+    ids = {data.get("author_id") for data in events.values_list("data", flat=True)}
+    ids = [int(pk) for pk in ids if pk]
+    if ids:
+        services.trust_scores_recompute(author_ids=ids, reason="claim back in staff review")

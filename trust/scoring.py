@@ -48,8 +48,8 @@ LEVELS = {
     0: "Name only",
     1: "Identified by a source id (OpenAlex author)",
     2: "ORCID on the record, or ids agree across sources",
-    3: "Claimed and verified by the person (ORCID sign-in or institutional email)",
-    4: "Claimed and reviewed by staff",
+    3: "Claimed and verified by the person through ORCID sign-in whose iD equals the record's",
+    4: "Claimed and reviewed by staff, whatever the evidence",
 }
 RECENT_YEARS = 3  # "recent work": this calendar year and the two before it
 
@@ -91,9 +91,10 @@ WEIGHTS: dict[str, Weight] = {
     w.key: w
     for w in [
         Weight("claim", "identity", "Claim", 20,
-               "20 when the person claimed the record and staff reviewed their evidence; "
-               "16 when they proved it by ORCID sign-in or a confirmed institutional email. "
-               "A pending claim earns nothing until it is approved."),
+               "20 when the person claimed the record and staff reviewed their evidence "
+               "(a confirmed institutional email address included); 16 when they proved it "
+               "by signing in with the record's ORCID iD. A claim waiting for staff, with "
+               "whatever evidence, earns nothing until it is approved."),
         Weight("orcid", "identity", "ORCID iD", 8, "8 when an ORCID iD is on the record."),
         Weight("ids_agree", "identity", "Ids agree across sources", 6,
                "6 when OpenAlex and arXiv both list works under this OpenAlex-identified "
@@ -150,7 +151,7 @@ class Signals:
     orcid: str = ""
     claim_status: str = ""  # "" (unclaimed), "pending", "disputed" or "approved"
     claim_method: str = ""  # orcid | email | evidence, for an approved claim
-    claim_reviewed: bool = False  # staff reviewed the approved claim
+    claim_reviewed: bool = False  # staff reviewed the approved claim (L4)
     claim_orcid_matches: bool = False  # the claimant signed in with the record's ORCID iD
     cross_source_works: int = 0  # works both OpenAlex and arXiv list under this record
     affiliation: str = ""  # an imported institution, the latest first
@@ -287,9 +288,15 @@ def tier_label(tier: str) -> str:
 
 
 def level_for(signals: Signals) -> int:
-    """The highest verification level the evidence reaches (DESIGN: Trust and verification)."""
-    if signals.claim_status == "approved":
-        return 4 if signals.claim_reviewed else 3
+    """The highest verification level the evidence reaches (DESIGN: Trust and verification).
+
+    L3 only through ORCID sign-in: a claim approved without staff by anything else (an
+    institutional email under the former rule) proves nothing and gives no claim level.
+    """
+    if claim_reviewed(signals):
+        return 4
+    if claim_proved_by_orcid(signals):
+        return 3
     if signals.orcid or ids_agree(signals):
         return 2
     if signals.openalex_id:
@@ -297,13 +304,29 @@ def level_for(signals: Signals) -> int:
     return 0
 
 
+def claim_reviewed(signals: Signals) -> bool:
+    return signals.claim_status == "approved" and signals.claim_reviewed
+
+
+def claim_proved_by_orcid(signals: Signals) -> bool:
+    return (
+        signals.claim_status == "approved"
+        and not signals.claim_reviewed
+        and signals.claim_method == "orcid"
+    )
+
+
 def ids_agree(signals: Signals) -> bool:
     return bool(signals.openalex_id and signals.cross_source_works) or signals.claim_orcid_matches
 
 
 def claim_status_label(signals: Signals) -> str:
+    if claim_reviewed(signals):
+        return "Claimed, reviewed by staff"
+    if claim_proved_by_orcid(signals):
+        return "Claimed and verified"
     if signals.claim_status == "approved":
-        return "Claimed, reviewed by staff" if signals.claim_reviewed else "Claimed and verified"
+        return "Claim pending review"
     return {
         "pending": "Claim pending review",
         "disputed": "Claim disputed",
@@ -324,20 +347,22 @@ def _plural(count: int, word: str, plural: str = "") -> str:
 
 METHOD_WORDS = {
     "orcid": "proved by ORCID sign-in",
-    "email": "proved by a confirmed institutional email",
+    "email": "a confirmed institutional email address as evidence",
     "evidence": "evidence reviewed by staff",
 }
 
 
 def claim_item(s: Signals) -> Item:
-    if s.claim_status == "approved":
-        how = METHOD_WORDS.get(s.claim_method, s.claim_method)
-        if s.claim_reviewed:
-            if s.claim_method != "evidence":
-                how = f"{how}, and reviewed by staff"
-            return _item("claim", 20, f"Claimed by the researcher: {how}.")
+    how = METHOD_WORDS.get(s.claim_method, s.claim_method)
+    if claim_reviewed(s):
+        if s.claim_method == "orcid":
+            how = f"{how}, and reviewed by staff"
+        elif s.claim_method != "evidence":
+            how = f"{how}, reviewed by staff"
+        return _item("claim", 20, f"Claimed by the researcher: {how}.")
+    if claim_proved_by_orcid(s):
         return _item("claim", 16, f"Claimed by the researcher: {how}.")
-    if s.claim_status == "pending":
+    if s.claim_status in ("pending", "approved"):
         return _item("claim", 0, "A claim waits for staff review; it counts once approved.")
     if s.claim_status == "disputed":
         return _item("claim", 0, "Claims on this record are disputed; staff will decide.")

@@ -132,7 +132,7 @@ def test_account_pages_use_the_site_layout_and_csrf(client):
         assert "Menu:" not in page  # allauth's bare layout is not used
 
 
-def test_an_added_institutional_address_proves_a_claim_once_confirmed(client):
+def test_an_added_institutional_address_counts_as_evidence_once_confirmed(client):
     author = AuthorFactory()
     AuthorInstitution.objects.create(
         author=author, institution=InstitutionFactory(homepage_domain="umich.edu")
@@ -145,7 +145,8 @@ def test_an_added_institutional_address_proves_a_claim_once_confirmed(client):
     client.post(path_of(link_in(mail.outbox[-1])))
     client.post(claim_url, {"method": "email"})
     claim = Claim.objects.get(user=user)
-    assert (claim.status, claim.verified_email) == ("approved", "ada@umich.edu")
+    assert (claim.status, claim.verified_email) == ("pending", "ada@umich.edu")
+    assert claim.evidence.startswith("confirmed address at umich.edu, the record's institution")
 
 
 # ORCID, with ORCID's token and record endpoints replayed ---------------------------------------

@@ -93,15 +93,26 @@ def test_orcid_without_sign_in_set_up_says_so(author):
 # Institutional email --------------------------------------------------------------------
 
 
-def test_confirmed_email_at_an_affiliated_institution_approves_at_once():
+def test_confirmed_email_at_an_affiliated_institution_is_evidence_for_staff(
+    changed, django_capture_on_commit_callbacks
+):
     lab = InstitutionFactory(homepage_domain="umich.edu", name="University of Michigan")
     author = AuthorFactory()
     AuthorInstitution.objects.create(author=author, institution=lab)
     user = person("ada", email="ada@eecs.umich.edu")
-    claim = claims.claim_create(user=user, author=author, method="email")
-    assert claim.status == Claim.Status.APPROVED
+    with django_capture_on_commit_callbacks(execute=True):
+        claim = claims.claim_create(user=user, author=author, method="email")
+    assert claim.status == Claim.Status.PENDING
+    assert claim.decided_at is None and claim.reviewer is None
     assert claim.verified_email == "ada@eecs.umich.edu"
-    assert claims.claim_verification(claim) == "verified by institutional email"
+    assert claim.evidence == (
+        "confirmed address at umich.edu, the record's institution years unknown "
+        "(University of Michigan)"
+    )
+    assert claims.claim_verification(claim) == "waiting for staff review"
+    assert not Profile.objects.filter(author=author).exists()
+    assert actions(claim) == ["claim_create"]
+    assert changed == [author.pk]
 
 
 def test_institutions_of_authorships_and_the_last_known_one_count_too():

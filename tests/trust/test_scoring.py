@@ -58,7 +58,10 @@ def test_a_bare_name_scores_zero_at_level_zero():
         ({"claim_status": "pending", "claim_method": ""}, 0, 0),
         ({"claim_status": "disputed"}, 0, 0),
         ({"claim_status": "approved", "claim_method": "orcid"}, 16, 3),
-        ({"claim_status": "approved", "claim_method": "email"}, 16, 3),
+        # An institutional email approved without staff (the former rule) proves nothing.
+        ({"claim_status": "approved", "claim_method": "email"}, 0, 0),
+        ({"claim_status": "pending", "claim_method": "email"}, 0, 0),
+        ({"claim_status": "approved", "claim_method": "email", "claim_reviewed": True}, 20, 4),
         ({"claim_status": "approved", "claim_method": "evidence", "claim_reviewed": True}, 20, 4),
         ({"claim_status": "approved", "claim_method": "orcid", "claim_reviewed": True}, 20, 4),
     ],
@@ -327,7 +330,9 @@ def test_tier_edges_through_the_whole_score(target, tier):
         (replace(BARE, openalex_id="A1"), 1),
         (replace(BARE, openalex_id="A1", orcid="0000-0002-1825-0097"), 2),
         (replace(BARE, openalex_id="A1", cross_source_works=1), 2),
-        (replace(BARE, openalex_id="A1", claim_status="approved", claim_method="email"), 3),
+        (replace(BARE, openalex_id="A1", claim_status="approved", claim_method="orcid"), 3),
+        (replace(BARE, openalex_id="A1", claim_status="approved", claim_method="email"), 1),
+        (replace(BARE, claim_status="approved", claim_method="email", claim_reviewed=True), 4),
         (replace(BARE, claim_status="approved", claim_method="evidence", claim_reviewed=True), 4),
     ],
 )
@@ -376,8 +381,13 @@ claims = st.sampled_from(
      ("approved", "email", False), ("approved", "orcid", False),
      ("approved", "evidence", True), ("approved", "orcid", True)]
 )  # fmt: skip
-CLAIM_RANK = {("", False): 0, ("pending", False): 0, ("disputed", False): 0,
-              ("approved", False): 1, ("approved", True): 2}  # fmt: skip
+
+
+def claim_rank(status: str, method: str, reviewed: bool) -> int:
+    """Staff review beats ORCID sign-in, which beats anything else (email alone included)."""
+    if status == "approved" and reviewed:
+        return 2
+    return 1 if status == "approved" and method == "orcid" else 0
 
 
 @st.composite
@@ -402,9 +412,8 @@ def signals(draw):
 def more_positive_evidence(draw, base: Signals):
     """The same signals with only positive evidence added (penalties unchanged)."""
     claim_status, method, reviewed = draw(claims)
-    if (
-        CLAIM_RANK[(claim_status, reviewed)]
-        < CLAIM_RANK[(base.claim_status or "", base.claim_reviewed)]
+    if claim_rank(claim_status, method, reviewed) < claim_rank(
+        base.claim_status, base.claim_method, base.claim_reviewed
     ):
         claim_status, method, reviewed = base.claim_status, base.claim_method, base.claim_reviewed
     first, last = base.first_year, base.last_year
