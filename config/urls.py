@@ -40,5 +40,6 @@ urlpatterns = [
     path("api/docs/", api_docs, name="api-docs"),
 ]
 
+handler400 = "config.views.bad_request"
 handler404 = "config.views.page_not_found"
 handler500 = "config.views.server_error"

@@ -7,6 +7,7 @@ import uuid
 
 from django.conf import settings
 from django.core.cache import cache
+from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
 from django.db import connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
@@ -73,6 +74,20 @@ def page_not_found(request: HttpRequest, exception=None):
     if _wants_json(request):
         return error_response(404, "Not found.")
     return render(request, "404.html", {"path": request.path}, status=404)
+
+
+def bad_request(request: HttpRequest, exception=None):
+    """400 raised outside a view's own handling, e.g. a body past DATA_UPLOAD_MAX_MEMORY_SIZE."""
+    if _wants_json(request):
+        if isinstance(exception, RequestDataTooBig | TooManyFieldsSent | TooManyFilesSent):
+            return error_response(
+                413 if isinstance(exception, RequestDataTooBig) else 400,
+                "The request is larger than the server accepts.",
+                code="too_large",
+                details={"max_bytes": settings.DATA_UPLOAD_MAX_MEMORY_SIZE},
+            )
+        return error_response(400, "The request could not be read.")
+    return render(request, "400.html", status=400)
 
 
 def server_error(request: HttpRequest):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -92,7 +92,7 @@ class AuthorGraphView(APIView):
             "papers, top topics and institutions, each node with the reason it is there and a "
             "layout position."
         ),
-        parameters=[GraphQuerySerializer, OpenApiParameter("pk", int, OpenApiParameter.PATH)],
+        parameters=[GraphQuerySerializer],  # the author's id is the path's {id}
         responses=GraphSerializer,
         tags=["authors"],
     )

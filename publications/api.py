@@ -69,8 +69,12 @@ class InstitutionSerializer(WebURLs):
 
 
 class TopicSerializer(serializers.ModelSerializer):
-    parent = serializers.PrimaryKeyRelatedField(read_only=True, help_text="The broader topic.")
-    parent_name = serializers.CharField(source="parent.name", default=None, read_only=True)
+    parent = serializers.PrimaryKeyRelatedField(
+        read_only=True, allow_null=True, help_text="The broader topic."
+    )
+    parent_name = serializers.CharField(
+        source="parent.name", default=None, read_only=True, allow_null=True
+    )
 
     class Meta:
         model = Topic
@@ -130,7 +134,7 @@ class AuthorMetricsSerializer(serializers.ModelSerializer):
 
 class AuthorSerializer(serializers.ModelSerializer):
     url = serializers.CharField(source="get_absolute_url", read_only=True)
-    last_known_institution = InstitutionSerializer(read_only=True)
+    last_known_institution = InstitutionSerializer(read_only=True, allow_null=True)
     works_count = serializers.IntegerField(
         source="metrics.works_count", default=None, read_only=True, allow_null=True
     )
@@ -174,7 +178,9 @@ class AuthorshipSerializer(serializers.ModelSerializer):
 
 class WorkSerializer(WebURLs):
     url = serializers.CharField(source="get_absolute_url", read_only=True)
-    venue = serializers.CharField(source="venue.name", default=None, read_only=True)
+    venue = serializers.CharField(
+        source="venue.name", default=None, read_only=True, allow_null=True
+    )
     authorships = AuthorshipSerializer(many=True, read_only=True)
 
     class Meta:
@@ -306,7 +312,10 @@ class ImportRunSerializer(serializers.ModelSerializer):
     """An import: what was asked for, and how far it has got."""
 
     source = serializers.ChoiceField(choices=[Source.OPENALEX, Source.ARXIV])
-    kind = serializers.ChoiceField(choices=sorted(k for ks in KINDS.values() for k in ks))
+    # Runs of recorded files are listed too; they are started with manage.py import_file.
+    kind = serializers.ChoiceField(
+        choices=sorted({ImportRun.Kind.FILE.value} | {k for ks in KINDS.values() for k in ks})
+    )
     parameters = serializers.DictField(
         help_text='e.g. {"id": "A5023888391"}, {"dois": ["10.1/x"]}, {"query": "au:smith"}.'
     )
@@ -328,6 +337,13 @@ class ImportRunSerializer(serializers.ModelSerializer):
         if not run.total:
             return None
         return round(min(run.processed / run.total, 1.0), 4)
+
+    def validate_kind(self, kind: str) -> str:
+        if kind == ImportRun.Kind.FILE:  # a path on the server is not for the API to name
+            raise serializers.ValidationError(
+                "Recorded files are imported with manage.py import_file."
+            )
+        return kind
 
     def create(self, validated_data):
         try:
