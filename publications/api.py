@@ -20,6 +20,7 @@ from drf_spectacular.utils import (
     extend_schema_view,
 )
 from rest_framework import mixins, serializers, status, viewsets
+from rest_framework.authentication import SessionAuthentication, TokenAuthentication
 from rest_framework.decorators import action
 from rest_framework.exceptions import APIException, NotFound
 from rest_framework.response import Response
@@ -359,6 +360,8 @@ class ImportRunViewSet(
     """Staff with the import permissions, as in the admin: view to list, add to queue,
     change to cancel or retry."""
 
+    # A token first, so a caller without credentials is told to authenticate (401).
+    authentication_classes = [TokenAuthentication, SessionAuthentication]
     serializer_class = ImportRunSerializer
     permission_classes = [AdminModelPermissions]
     admin_actions = {"cancel": CHANGE, "retry": CHANGE}
