@@ -435,3 +435,24 @@ def test_the_data_migration_reopens_claims_writes_the_audit_trail_and_rescores()
     assert event.target_id == str(moved.pk) and event.data["migration"] == ".".join(after)
     score = TrustScore.objects.get(author_id=author.pk)
     assert (score.level, score.claim_status) == (1, "Claim pending review")
+
+
+# The API ---------------------------------------------------------------------------------------
+
+
+def test_the_api_answers_a_pending_email_claim_with_its_evidence_and_no_level(staff):
+    from rest_framework.test import APIClient
+
+    author, _ = montreal_author()
+    client = APIClient()
+    client.force_authenticate(person("y", email="y@umontreal.ca"))
+    response = client.post("/api/v1/claims/", {"author": author.pk, "method": "email"})
+    assert response.status_code == 201
+    body = response.json()
+    assert (body["status"], body["level"]) == ("pending", None)
+    assert body["evidence"].startswith(
+        "confirmed address at umontreal.ca, the record's institution 2019-2024"
+    )
+    claims.claim_approve(claim=Claim.objects.get(pk=body["id"]), actor=staff)
+    approved = client.get(f"/api/v1/claims/{body['id']}/").json()
+    assert (approved["status"], approved["level"]) == ("approved", 4)
