@@ -292,59 +292,7 @@ def test_a_bad_identifier_is_explained_and_kept(record, owner, client):
     assert not ImportRun.objects.filter(kind="dois").exists()
 
 
-# Who may do what ------------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def people(record, owner):
-    from profiles.models import Follow
-
-    follower = person("follower")
-    Follow.objects.create(user=follower, author=record)
-    return {
-        "stranger": person("stranger"),
-        "follower": follower,
-        "owner": owner,
-        "staff": person("staff", is_staff=True, is_superuser=True),
-    }
-
-
-@pytest.mark.parametrize(
-    ("who", "allowed"),
-    [("stranger", False), ("follower", False), ("owner", True), ("staff", False)],
-)
-def test_only_the_owner_changes_the_record(people, record, who, allowed):
-    mine = Work.objects.get(openalex_id="W1")
-    namesake = Work.objects.get(openalex_id="W2")
-    known = WorkFactory(doi="10.5555/known")
-    owner_profile = profile_of(people["owner"])
-    pinned_before = AuthorshipFactory(author=record).work
-    ownership.work_pin(profile=owner_profile, work=pinned_before, actor=people["owner"])
-    removed_before = AuthorshipFactory(author=record).work
-    ownership.work_disown(profile=owner_profile, work=removed_before, actor=people["owner"])
-    client = Client()
-    client.force_login(people[who])
-    expected = 302 if allowed else 403
-    edit = reverse("people:profile_edit", args=[record.pk])
-    assert client.get(edit).status_code == (200 if allowed else 403)
-    assert client.post(edit, {"tagline": "Changed"}).status_code == expected
-    pin = reverse("people:work_pin", args=[record.pk, mine.pk])
-    assert client.post(pin).status_code == expected
-    disown = reverse("people:work_disown", args=[record.pk, namesake.pk])
-    assert client.post(disown).status_code == expected
-    add = reverse("people:work_add", args=[record.pk])
-    assert client.post(add, {"identifier": "10.5555/known"}).status_code == expected
-    unpin = reverse("people:work_unpin", args=[record.pk, pinned_before.pk])
-    assert client.post(unpin).status_code == expected
-    restore = reverse("people:work_restore", args=[record.pk, removed_before.pk])
-    assert client.post(restore).status_code == expected
-    profile = profile_of(people["owner"])
-    assert (profile.tagline == "Changed") == allowed
-    assert profile.pinned_works.filter(pk=mine.pk).exists() == allowed
-    assert profile.pinned_works.filter(pk=pinned_before.pk).exists() != allowed
-    assert linked(record, removed_before) == allowed
-    assert linked(record, namesake) != allowed
-    assert linked(record, known) == allowed
+# Who may do what: tests/test_permissions.py holds the table for every action.
 
 
 def test_anonymous_visitors_are_sent_to_sign_in(record, client):
