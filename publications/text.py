@@ -23,7 +23,7 @@ HTML_TAGS = (
 _TAG_NAMES = "|".join(HTML_TAGS.split())
 _TAG = re.compile(
     r"</?(?:(?:jats|mml|xhtml|inline-formula|tex-math):[\w.-]+|(?:" + _TAG_NAMES + r"))"
-    r"(?:\s[^<>]*)?/?>",
+    r"(?:[\s/][^<>]*)?>",
     re.IGNORECASE,
 )
 _BLOCK_TAGS = {"p", "br", "div", "li", "tr", "td", "th", "h1", "h2", "h3", "h4", "h5", "h6"}
@@ -37,9 +37,15 @@ def plain_text(value: str | None) -> str:
         return ""
     if "<" not in value and "&" not in value:  # the common case: nothing to strip or decode
         return _tidy(value)
-    text = _BLOCKS.sub(" ", value)
-    text = _TAG.sub(_replace_tag, text)
-    return _tidy(html.unescape(text))
+    text = _strip_markup(value)
+    text = html.unescape(text)
+    if "<" in text:  # entities that spell markup (&lt;script&gt;) are taken as that markup
+        text = _strip_markup(text)
+    return _tidy(text)
+
+
+def _strip_markup(text: str) -> str:
+    return _TAG.sub(_replace_tag, _BLOCKS.sub(" ", text))
 
 
 def _tidy(text: str) -> str:
@@ -69,15 +75,18 @@ def one_line(value: str | None) -> str:
 # carriage return becomes a line feed (CR LF one line feed), so lines never run
 # together. The controls that are white space to Python (VT, FF, the separators
 # U+001C-U+001F, NEL) become a space, the others go. Lone surrogates are not
-# characters at all and cannot be encoded: they go too.
+# characters at all and cannot be encoded: they go too. So do the bidirectional
+# embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069), which only
+# serve to show text in another order than it is written (right-to-left scripts
+# need none of them), as publications.display drops them from older rows.
 
 _CONTROLS = "".join(chr(c) for c in [*range(0x00, 0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0)])
-_UNWANTED = re.compile(f"[{re.escape(_CONTROLS)}\ud800-\udfff]")
+_UNWANTED = re.compile(f"[{re.escape(_CONTROLS)}\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 _AS_SPACE = {c for c in _CONTROLS if c.isspace() and c != "\r"}
 
 
 def clean(value: object) -> str:
-    """``value`` without NUL, C0/C1 controls and lone surrogates; "" unless it is a string."""
+    """``value`` without NUL, C0/C1 and bidi controls, lone surrogates; "" unless a string."""
     if not isinstance(value, str):
         return ""
     if not _UNWANTED.search(value):  # the common case: nothing to drop

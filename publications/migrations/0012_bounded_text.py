@@ -52,9 +52,9 @@ class AddCheckWithoutLongLock(migrations.AddConstraint):
         model = to_state.apps.get_model(app_label, self.model_name)
         table = schema_editor.quote_name(model._meta.db_table)
         name = schema_editor.quote_name(self.constraint.name)
-        check = self.constraint.constraint_sql(model, schema_editor)  # "CHECK (...)"
+        check = self.constraint.constraint_sql(model, schema_editor)  # "CONSTRAINT x CHECK (...)"
         schema_editor.execute(f"ALTER TABLE {table} DROP CONSTRAINT IF EXISTS {name}")
-        schema_editor.execute(f"ALTER TABLE {table} ADD CONSTRAINT {name} {check} NOT VALID")
+        schema_editor.execute(f"ALTER TABLE {table} ADD {check} NOT VALID")
         schema_editor.execute(f"ALTER TABLE {table} VALIDATE CONSTRAINT {name}")
 
 

@@ -367,7 +367,7 @@ def _authors(authors: list[dict]) -> list[AuthorRef]:
             AuthorRef(
                 position=len(refs),
                 name=name,
-                raw_name=bounded(clean(_clean(author.get("name"))), PLACE_MAX),
+                raw_name=clean_line(author.get("name"), PLACE_MAX),
                 raw_affiliation=bounded("; ".join(a for a in affiliations if a), AFFILIATION_MAX),
             )
         )
