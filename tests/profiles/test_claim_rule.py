@@ -270,6 +270,8 @@ def test_reopening_puts_email_claims_back_to_review_and_the_holder_keeps_the_rec
     author, _ = montreal_author(openalex_id="A1")
     user = person("y", email="y@umontreal.ca")
     old = approved_by_email_alone(user, author, "y@umontreal.ca")
+    assert level(author) == 1  # scoring gives an address alone no level, even before
+    assert TrustScore.objects.get(author=author).claim_status == "Claim pending review"
     orcid_author = AuthorFactory(orcid=ORCID)
     by_orcid = claims.claim_create(
         user=with_orcid(person("g")), author=orcid_author, method="orcid"
