@@ -261,6 +261,9 @@ def test_staff_list_claims_with_institutional_evidence_first_and_filter_them(sta
     others = client.get(url, {"evidence": "other"}).content.decode()
     found = {int(pk) for pk in re.findall(r"/admin/profiles/claim/(\d+)/change/", others)}
     assert found == {plain.pk, newer.pk}
+    by_column = client.get(url, {"o": "-3"}).content.decode()  # the "institutional address" header
+    rows = re.findall(r"/admin/profiles/claim/(\d+)/change/", by_column)
+    assert int(rows[0]) == email.pk
 
 
 # Claims approved by email alone go back to review ------------------------------------------------
