@@ -136,7 +136,7 @@ def _held_record(user) -> Author | None:
 
 def _pending_for_recipient(invitation: Invitation, user) -> Invitation:
     invitation = (
-        Invitation.objects.select_for_update()
+        Invitation.objects.select_for_update(of=("self",))
         .select_related("recipient_author", "sender")
         .get(pk=invitation.pk)
     )
