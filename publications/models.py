@@ -400,6 +400,31 @@ class Authorship(models.Model):
         return f"{self.raw_name or self.author} on {self.work_id}"
 
 
+class UnlinkedAuthorship(models.Model):
+    """A byline position that no author record holds: the name as the source printed it.
+
+    An import leaves a position here when a cannot-link keeps the author the source
+    names off the work and no other record of that name has evidence for it, so the
+    byline stays whole without spawning a record for a person nobody has identified.
+    """
+
+    work = models.ForeignKey(Work, on_delete=models.CASCADE, related_name="unlinked_authorships")
+    position = models.PositiveIntegerField(help_text="0 for the first author.")
+    raw_name = models.CharField(max_length=500)
+    source = models.CharField(max_length=16, choices=Source.choices)
+
+    class Meta:
+        ordering = ["work", "position"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["work", "source", "position"], name="unlinked_authorship_once"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.raw_name} (unlinked) on {self.work_id}"
+
+
 class WorkTopic(models.Model):
     # Indexed as the first columns of work_topic_once and worktopic_topic_idx.
     work = models.ForeignKey(
@@ -620,6 +645,8 @@ class MergeCandidate(models.Model):
         OPEN = "open", "Open"
         MERGED = "merged", "Merged"
         KEPT_APART = "kept_apart", "Kept apart"
+        # A merge made the pair one record, or turned it into a pair already raised.
+        SUPERSEDED = "superseded", "Superseded by a merge"
 
     kind = models.CharField(max_length=8, choices=Kind.choices)
     work_a = models.ForeignKey(

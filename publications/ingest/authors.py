@@ -1,11 +1,26 @@
 """Resolving the authors a batch of works names to Author rows (DESIGN: identity resolution).
 
 Authors with an OpenAlex id or ORCID are found or created by those keys in bulk.
-A bare name (arXiv, or OpenAlex without an author id) is matched, in order, to
-the author at the same position of the already merged work, then to an
-existing author of the same name who shares a co-author or a topic with the
-work, else a new author is created and, when a namesake exists, a
-MergeCandidate is raised for staff.
+A bare name (arXiv, or OpenAlex without an author id) is matched, in order, to:
+
+1. the author at the same position of the already merged work (this is also how a
+   record staff or the owner linked to the work keeps its position);
+2. an existing author of the same name with evidence for the work: a co-author in
+   common (a linked record, or a name on the byline that also stands on the
+   namesake's works), or a topic in common (arXiv categories are topics);
+3. the only existing author of that name, when this batch put the same name on
+   other works of that author by a source id or a byline position. This is the
+   rule for an arXiv-only work: a feed that names someone on works already on
+   their record and on one more is speaking of one person. With two namesakes
+   the batch proves nothing, and rule 2 must decide;
+4. else a new author is created and, when a namesake exists, a MergeCandidate is
+   raised for staff.
+
+A cannot-link (author, work) never spawns a record. The position the source
+gives to a forbidden author, or a bare name whose namesake is forbidden on the
+work, goes to another namesake only by rules 1-3; otherwise it stays unlinked:
+the name as printed is kept as an UnlinkedAuthorship and no Author is created.
+Spawning one would hand the decision back to the source, one ghost per work.
 """
 
 from __future__ import annotations
@@ -24,6 +39,7 @@ KNOWN_COLUMNS = ["id", "openalex_id", "orcid", "merged_into"]
 CONFIDENCE_ID = 1.0
 CONFIDENCE_POSITION = 0.9
 CONFIDENCE_SHARED_EVIDENCE = 0.75
+CONFIDENCE_SAME_BATCH = 0.7
 CONFIDENCE_NEW_NAME = 0.6
 
 
@@ -100,6 +116,12 @@ class AuthorResolver:
         # Authors created from a bare name in this batch, with the co-author names and
         # topics of the work that introduced them, so a second work can share evidence.
         self._fresh: dict[str, list[tuple[Author, set[str]]]] = defaultdict(list)
+        # Positions whose source-named author a cannot-link keeps off the work.
+        self._held: set[tuple[int, int]] = set()
+        # Name -> records this batch gave that name by a source id or a byline position.
+        self._strong: dict[str, set[int]] = defaultdict(set)
+        # (work id, position) -> the reference left unlinked (see the module docstring).
+        self.unlinked: dict[tuple[int, int], AuthorRef] = {}
 
     def resolve(self, items: list[Item]) -> dict[tuple[int, int], Resolved]:
         """Return the author of every (work id, position) named in ``items``."""
@@ -111,9 +133,11 @@ class AuthorResolver:
                 author = by_id.get(ref.openalex_id or "") or by_id.get(f"orcid:{ref.orcid}")
                 if author and not self.constraints.forbids(author.pk, item.work_id):
                     result[(item.work_id, ref.position)] = Resolved(author, CONFIDENCE_ID)
+                    self._strong[normalize_name(ref.name)].add(author.pk)
                 elif author is None:
                     pending.append((item, ref))
                 else:
+                    self._held.add((item.work_id, ref.position))
                     pending.append((item, AuthorRef(ref.position, ref.name, ref.raw_name)))
         if pending:
             self._resolve_names(pending, result)
@@ -183,6 +207,7 @@ class AuthorResolver:
             author = self._match_position(item, ref)
             if author:
                 result[(item.work_id, ref.position)] = Resolved(author, CONFIDENCE_POSITION)
+                self._strong[normalize_name(ref.name)].add(author.pk)
             else:
                 unmatched.append((item, ref))
         if not unmatched:
@@ -199,7 +224,11 @@ class AuthorResolver:
             namesakes[author.normalized_name].append(author)
         evidence = self._shared_evidence(unmatched, namesakes, result)
         for item, ref in unmatched:
-            result[(item.work_id, ref.position)] = self._match_name(item, ref, namesakes, evidence)
+            match = self._match_name(item, ref, namesakes, evidence)
+            if match is None:
+                self.unlinked[(item.work_id, ref.position)] = ref
+            else:
+                result[(item.work_id, ref.position)] = match
 
     def _match_position(self, item: Item, ref: AuthorRef) -> Author | None:
         wanted = surname(ref.name)
@@ -216,42 +245,56 @@ class AuthorResolver:
         return None
 
     @staticmethod
-    def _shared_evidence(unmatched, namesakes, result) -> set[tuple[int, int]]:
-        """(candidate id, work id) pairs where the candidate shares a co-author or a topic."""
+    def _shared_evidence(unmatched, namesakes, result) -> set[tuple[int, int, int]]:
+        """(candidate id, work id, position) where the candidate shares a co-author or a topic.
+
+        A co-author is shared when a record linked to the work is on one of the
+        candidate's works, or when another name on the byline stands on one of them
+        (the co-authors of an arXiv-only work are bare names too).
+        """
         candidate_ids = {a.pk for group in namesakes.values() for a in group}
         if not candidate_ids:
             return set()
         coauthors: dict[int, set[int]] = defaultdict(set)
         topic_keys: dict[int, set[str]] = defaultdict(set)
+        byline: dict[int, set[str]] = defaultdict(set)
         for work_id, position in result:
             coauthors[work_id].add(result[(work_id, position)].author.pk)
         for item, _ in unmatched:
             topic_keys[item.work_id] = {t.key for t in item.record.topics}
+            byline[item.work_id] = {normalize_name(r.name) for r in item.record.authors} - {""}
         known_coauthors = {a for ids in coauthors.values() for a in ids}
         known_topics = {k for keys in topic_keys.values() for k in keys}
+        known_names = {n for names in byline.values() for n in names}
         pairs = _candidate_links(candidate_ids, "work__authorships__author_id", known_coauthors)
         topics = _candidate_links(candidate_ids, "work__work_topics__topic__key", known_topics)
+        names = _candidate_links(
+            candidate_ids, "work__authorships__author__normalized_name", known_names
+        )
         evidence = set()
-        for item, _ in unmatched:
+        for item, ref in unmatched:
+            own = normalize_name(ref.name)
             for candidate in candidate_ids:
                 shares_person = any(
                     (candidate, c) in pairs for c in coauthors[item.work_id] if c != candidate
-                )
+                ) or any((candidate, n) in names for n in byline[item.work_id] if n != own)
                 shares_topic = any((candidate, k) in topics for k in topic_keys[item.work_id])
                 if shares_person or shares_topic:
-                    evidence.add((candidate, item.work_id))
+                    evidence.add((candidate, item.work_id, ref.position))
         return evidence
 
-    def _match_name(self, item: Item, ref: AuthorRef, namesakes, evidence) -> Resolved:
-        group = [
-            a
-            for a in namesakes.get(normalize_name(ref.name), [])
-            if not self.constraints.forbids(a.pk, item.work_id)
-        ]
-        supported = [a for a in group if (a.pk, item.work_id) in evidence]
+    def _match_name(self, item: Item, ref: AuthorRef, namesakes, evidence) -> Resolved | None:
+        """The record a bare name goes to by rules 2-4, or None to leave it unlinked."""
+        name = normalize_name(ref.name)
+        everyone = namesakes.get(name, [])
+        group = [a for a in everyone if not self.constraints.forbids(a.pk, item.work_id)]
+        supported = [a for a in group if (a.pk, item.work_id, ref.position) in evidence]
         if supported:
             return Resolved(supported[0], CONFIDENCE_SHARED_EVIDENCE)
-        name = normalize_name(ref.name)
+        if len(everyone) == 1 and group and group[0].pk in self._strong[name]:
+            return Resolved(group[0], CONFIDENCE_SAME_BATCH)
+        if (item.work_id, ref.position) in self._held or len(group) < len(everyone):
+            return None  # a cannot-link never spawns a record
         context = _work_context(item.record, ref)
         for fresh, seen in self._fresh[name]:
             if seen & context:

@@ -38,6 +38,7 @@ from publications.models import (
     MergeCandidate,
     Source,
     SourceRecord,
+    UnlinkedAuthorship,
     Work,
     WorkTopic,
 )
@@ -353,6 +354,7 @@ class WorkBatch:
         for item in items:
             writer.plan(item, resolved)
         self.result.author_ids |= writer.commit()
+        _write_unlinked(pending, resolver.unlinked)
 
     # Topics and grants ---------------------------------------------------------
 
@@ -449,9 +451,28 @@ class WorkBatch:
             if candidate.work_a_id and candidate.work_a_id == candidate.work_b_id:
                 continue
             rows.append(candidate)
-        apart = _kept_apart_pairs(rows)
-        rows = [c for c in rows if _pair(c) not in apart]
-        MergeCandidate.objects.bulk_create(rows, ignore_conflicts=True)
+        apart = _kept_apart_pairs(rows) | _raised_pairs(rows)
+        fresh = {}
+        for candidate in rows:
+            if _pair(candidate) not in apart:
+                fresh.setdefault(_pair(candidate), candidate)
+        MergeCandidate.objects.bulk_create(list(fresh.values()), ignore_conflicts=True)
+
+
+def _write_unlinked(pending: list[Pending], unlinked: dict) -> None:
+    """Replace each record's unlinked byline positions with what this batch left unlinked."""
+    known = defaultdict(set)
+    for item in pending:
+        if not item.is_new:
+            known[item.record.source].add(item.work.pk)
+    for source, ids in known.items():
+        UnlinkedAuthorship.objects.filter(any_of("work_id", ids), source=source).delete()
+    sources = {item.work.pk: item.record.source for item in pending}
+    rows = [
+        (work_id, position, (ref.raw_name or ref.name or "Unknown author")[:500], sources[work_id])
+        for (work_id, position), ref in sorted(unlinked.items())
+    ]
+    insert_rows(UnlinkedAuthorship, ["work", "position", "raw_name", "source"], rows)
 
 
 SOURCE_RECORD_FIELDS = [
@@ -662,6 +683,21 @@ def _pair(candidate: MergeCandidate) -> tuple[str, frozenset]:
     if candidate.kind == MergeCandidate.Kind.WORK:
         return ("work", frozenset((candidate.work_a_id, candidate.work_b_id)))
     return ("author", frozenset((candidate.author_a_id, candidate.author_b_id)))
+
+
+def _raised_pairs(candidates: list[MergeCandidate]) -> set[tuple[str, frozenset]]:
+    """The candidate pairs already raised, in either order and whatever their decision."""
+    if not candidates:
+        return set()
+    ids = {i for c in candidates for i in _pair(c)[1]}
+    rows = MergeCandidate.objects.filter(
+        Q(work_a_id__in=ids, work_b_id__in=ids) | Q(author_a_id__in=ids, author_b_id__in=ids)
+    ).values_list("kind", "work_a_id", "work_b_id", "author_a_id", "author_b_id")
+    pairs = set()
+    for kind, work_a, work_b, author_a, author_b in rows:
+        pair = (work_a, work_b) if kind == MergeCandidate.Kind.WORK else (author_a, author_b)
+        pairs.add((kind, frozenset(pair)))
+    return pairs
 
 
 def _kept_apart_pairs(candidates: list[MergeCandidate]) -> set[tuple[str, frozenset]]:
