@@ -98,7 +98,7 @@ def clip_line(value: object, kind: str | int) -> str:
     """Like ``clip``, for markup-bearing text shown on one line (titles in <title>, feeds)."""
     limit = limit_of(kind)
     raw = "" if value is None else str(value)
-    return cut(one_line(visible(raw[: limit * 20])), limit)
+    return cut(one_line(visible(raw[: limit * 20]), decode=False), limit)
 
 
 def is_cut(value: object, kind: str | int) -> bool:
@@ -109,7 +109,7 @@ def is_cut(value: object, kind: str | int) -> bool:
         return False
     if len(raw) > limit * 20:  # more markup than any real title or abstract carries
         return True
-    return len(plain_text(visible(raw))) > limit
+    return len(plain_text(visible(raw), decode=False)) > limit
 
 
 def title_html(value: object, kind: str | int = "title") -> SafeString:
@@ -127,7 +127,9 @@ def abstract_html(value: object, kind: str | int = "abstract") -> SafeString:
         return safe_html.abstract_html("")
     if is_cut(value, kind):
         limit = limit_of(kind)
-        return safe_html.abstract_html(cut(plain_text(visible(str(value)[: limit * 20])), limit))
+        return safe_html.abstract_html(
+            cut(plain_text(visible(str(value)[: limit * 20]), decode=False), limit)
+        )
     return safe_html.abstract_html(visible(value))
 
 

@@ -61,7 +61,7 @@ def author_names(work: Work) -> list[str]:
     """Author names in order, as the record gives them."""
     names = []
     for authorship in work.authorships.all():
-        name = one_line(authorship.author.display_name or authorship.raw_name)
+        name = one_line(authorship.author.display_name or authorship.raw_name, decode=False)
         if name:
             names.append(name)
     return names
@@ -110,7 +110,7 @@ def citation_key(work: Work) -> str:
     surname = _key_word(family_given(names[0])[0]) if names else "anon"
     stop = {"a", "an", "the", "on", "of", "in", "for", "to", "and", "towards"}
     # Words as written, so "RL-Scope:" gives "rlscope" rather than "rl".
-    words = [_key_word(w) for w in one_line(work.title).split()]
+    words = [_key_word(w) for w in one_line(work.title, decode=False).split()]
     words = [w for w in words if w and w not in stop]
     word = words[0] if words else "work"
     return f"{surname}{work.publication_year or ''}{word}"[:60]
@@ -123,7 +123,7 @@ def _key_word(text: str) -> str:
 def _bibtex_fields(work: Work) -> list[tuple[str, str]]:
     kind = _BIBTEX_TYPES.get(work.type, "misc")
     names = author_names(work)
-    fields = [("title", "{" + tex_escape(one_line(work.title)) + "}")]
+    fields = [("title", "{" + tex_escape(one_line(work.title, decode=False)) + "}")]
     if names:
         fields.append(("author", " and ".join(_bibtex_name(n) for n in names)))
     venue = work.venue.name if work.venue_id and work.venue else ""
@@ -150,7 +150,7 @@ def _bibtex_fields(work: Work) -> list[tuple[str, str]]:
     if work.journal_ref:
         fields.append(("note", tex_escape(work.journal_ref)))
     if work.abstract:
-        fields.append(("abstract", tex_escape(plain_text(work.abstract))))
+        fields.append(("abstract", tex_escape(plain_text(work.abstract, decode=False))))
     return fields
 
 
@@ -183,7 +183,7 @@ def _ris_date(work: Work) -> str:
 def _ris_lines(work: Work) -> list[tuple[str, str]]:
     lines = [("TY", _RIS_TYPES.get(work.type, "GEN"))]
     lines += [("AU", ", ".join(p for p in family_given(n) if p)) for n in author_names(work)]
-    lines.append(("TI", one_line(work.title)))
+    lines.append(("TI", one_line(work.title, decode=False)))
     if work.venue_id and work.venue:
         lines.append(("T2", work.venue.name))
         if work.venue.publisher:
@@ -193,7 +193,7 @@ def _ris_lines(work: Work) -> list[tuple[str, str]]:
     if date := _ris_date(work):
         lines.append(("DA", date))
     if work.abstract:
-        lines.append(("AB", plain_text(work.abstract)))
+        lines.append(("AB", plain_text(work.abstract, decode=False)))
     if work.doi:
         lines.append(("DO", work.doi))
     if url := _url(work):

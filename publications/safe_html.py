@@ -40,12 +40,16 @@ _TAG_START = re.compile(
     r"<(?=!--|/?(?:[a-z][\w.-]*:[\w.-]+|(?:" + "|".join(_KNOWN) + r"))(?:[\s/][^<>]*)?>)",
     re.IGNORECASE,
 )
-_MARKUP = re.compile(_TAG_START.pattern + r"|&(?:#\d+|#x[0-9a-f]+|[a-z]+\d*);", re.IGNORECASE)
+_MARKUP = _TAG_START
 _BLANK_LINES = re.compile(r"\n\s*\n+")
 
 
 def has_markup(value: str) -> bool:
-    """Whether ``value`` holds a tag or an entity, as opposed to plain text."""
+    """Whether ``value`` holds a tag, as opposed to plain text.
+
+    An entity alone is not markup: imports decode entities once, so an "&amp;"
+    still in a stored text is what the source said and is shown as such.
+    """
     return bool(_MARKUP.search(value))
 
 
@@ -100,7 +104,7 @@ def title_html(value: str | None) -> SafeString:
 
 def preview_text(value: str | None, *, words: int) -> tuple[str, bool]:
     """The first ``words`` words of ``value`` as plain text, and whether any were cut."""
-    text = " ".join(plain_text(value).split())
+    text = " ".join(plain_text(value, decode=False).split())
     split = text.split(" ")
     if len(split) <= words:
         return text, False

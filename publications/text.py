@@ -13,6 +13,8 @@ import html
 import re
 from urllib.parse import urlsplit
 
+import ftfy
+
 _BLOCKS = re.compile(r"<(script|style|iframe|object)\b.*?(</\1\s*>|$)", re.IGNORECASE | re.DOTALL)
 HTML_TAGS = (
     "a abbr b big blockquote body br caption center cite code dd del div dl dt em font h1 h2 h3 "
@@ -31,13 +33,19 @@ _SPACES = re.compile(r"[ \t\r\f\v]+")
 _BLANK_LINES = re.compile(r"\n\s*\n+")
 
 
-def plain_text(value: str | None) -> str:
-    """Return ``value`` without markup, entities decoded, white space tidied."""
+def plain_text(value: str | None, *, decode: bool = True) -> str:
+    """Return ``value`` without markup, entities decoded, white space tidied.
+
+    Imports decode entities once; a stored text is read with ``decode=False`` so
+    that an "&amp;" it keeps (a source that encoded twice) is not decoded again.
+    """
     if not value:
         return ""
-    if "<" not in value and "&" not in value:  # the common case: nothing to strip or decode
+    if "<" not in value and ("&" not in value or not decode):  # nothing to strip or decode
         return _tidy(value)
     text = _strip_markup(value)
+    if not decode:
+        return _tidy(text)
     text = html.unescape(text)
     if "<" in text:  # entities that spell markup (&lt;script&gt;) are taken as that markup
         text = _strip_markup(text)
@@ -61,9 +69,9 @@ def _replace_tag(match: re.Match) -> str:
     return " " if name in _BLOCK_TAGS or name.endswith(":p") else ""
 
 
-def one_line(value: str | None) -> str:
+def one_line(value: str | None, *, decode: bool = True) -> str:
     """Plain text on a single line (titles, names)."""
-    return " ".join(plain_text(value).split())
+    return " ".join(plain_text(value, decode=decode).split())
 
 
 # Cleaning and bounding imported text ----------------------------------------
@@ -79,20 +87,63 @@ def one_line(value: str | None) -> str:
 # embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069), which only
 # serve to show text in another order than it is written (right-to-left scripts
 # need none of them), as publications.display drops them from older rows.
+#
+# Text that was written as UTF-8 and read as Latin-1 or Windows-1252 somewhere
+# upstream ("SÃ³lrÃºn EinarsdÃ³ttir") is repaired with ftfy, which undoes only
+# sequences that cannot be real text. It is told not to touch anything else:
+# HTML entities are decoded once, by ``plain_text``, and quotes, ligatures and
+# widths stay as the source wrote them.
 
 _CONTROLS = "".join(chr(c) for c in [*range(0x00, 0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0)])
 _UNWANTED = re.compile(f"[{re.escape(_CONTROLS)}\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 _AS_SPACE = {c for c in _CONTROLS if c.isspace() and c != "\r"}
 
 
+_FTFY = ftfy.TextFixerConfig(
+    unescape_html=False,
+    remove_terminal_escapes=False,
+    fix_c1_controls=False,
+    fix_latin_ligatures=False,
+    fix_character_width=False,
+    uncurl_quotes=False,
+    fix_line_breaks=False,
+    fix_surrogates=False,
+    remove_control_chars=False,
+    normalization=None,
+    explain=False,
+)
+
+
 def clean(value: object) -> str:
-    """``value`` without NUL, C0/C1 and bidi controls, lone surrogates; "" unless a string."""
+    """``value`` with mojibake repaired, without NUL, C0/C1 and bidi controls, lone surrogates.
+
+    "" unless ``value`` is a string.
+    """
     if not isinstance(value, str):
         return ""
+    if not value.isascii():  # mojibake is always made of non-ASCII characters
+        value = _repaired(value)
     if not _UNWANTED.search(value):  # the common case: nothing to drop
         return value
     value = value.replace("\r\n", "\n").replace("\r", "\n")
     return _UNWANTED.sub(lambda m: " " if m.group(0) in _AS_SPACE else "", value)
+
+
+# A C1 control is part of mojibake only right after the character that a UTF-8 lead
+# or continuation byte reads as in Latin-1; anywhere else it is a control on its own.
+_LONE_C1 = re.compile("(?<![\xc2-\xf4\x80-\xbf])[\x80-\x9f]")
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def _repaired(value: str) -> str:
+    value = _LONE_C1.sub(_control_replacement, value)
+    if _SURROGATES.search(value):
+        return value  # lone surrogates cannot be encoded; they are dropped below instead
+    return ftfy.fix_text(value, _FTFY)
+
+
+def _control_replacement(match: re.Match) -> str:
+    return " " if match.group(0) in _AS_SPACE else ""
 
 
 # What the database keeps of an imported text, at most. Generous: the longest
@@ -131,6 +182,74 @@ def clean_text(value: object, limit: int) -> str:
     if not isinstance(value, str):
         return ""
     return bounded(plain_text(clean(value[: limit * 20])), limit)
+
+
+def clean_abstract(value: object, limit: int) -> str:
+    """An abstract cleaned as ``clean_text`` does, without a leading label or site boilerplate."""
+    if not isinstance(value, str):
+        return ""
+    return bounded(without_boilerplate(plain_text(clean(value[: limit * 20]))), limit)
+
+
+# What publishers' pages put around an abstract and scrapers keep: an "Abstract"
+# heading, cookie and consent notices, copyright lines. Only the heading at the
+# very start and whole sentences at either end are dropped, so an abstract that
+# is about cookies or copyright keeps its own sentences.
+_LABEL = re.compile(
+    r"^(?:abstract|summary)(?:\s*[:.\u2014\u2013-]+\s*|\s*\n\s*|\s+(?=(?-i:[A-Z0-9(\"\u201c])))",
+    re.IGNORECASE,
+)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
+_COOKIE = re.compile(r"\bcookies?\b", re.IGNORECASE)
+_SITE_NOTICE = re.compile(
+    r"\b(?:we use|we and our partners|this (?:web)?site|our (?:web)?site|by continuing"
+    r"|you agree|you consent|accept(?: all)? cookies|cookie (?:settings|policy|preferences|notice)"
+    r"|(?:your|the) (?:browser|experience))\b",
+    re.IGNORECASE,
+)
+_BOILERPLATE = re.compile(
+    r"^(?:\u00a9|\(c\)|copyright\b)|\ball rights reserved\b"
+    r"|\bthis article is protected by copyright\b|\bpublished by elsevier\b"
+    r"|\benable javascript\b|\bjavascript is (?:disabled|required)\b"
+    r"|^(?:access through your institution|get full access|sign in|log in)\b",
+    re.IGNORECASE,
+)
+
+
+def _is_boilerplate(sentence: str) -> bool:
+    if _COOKIE.search(sentence) and _SITE_NOTICE.search(sentence):
+        return True
+    return bool(_BOILERPLATE.search(sentence))
+
+
+def without_boilerplate(text: str) -> str:
+    """``text`` without a leading "Abstract" label and boilerplate sentences at its ends."""
+    text = text.strip()
+    stripped = _LABEL.sub("", text, count=1)
+    if stripped.strip():
+        text = stripped.strip()
+    return "\n\n".join(p for p in _trim_paragraphs(text.split("\n\n")) if p)
+
+
+def _trim_paragraphs(paragraphs: list[str]) -> list[str]:
+    while paragraphs and not _trimmed(paragraphs[0], from_start=True):
+        paragraphs.pop(0)
+    while paragraphs and not _trimmed(paragraphs[-1], from_start=False):
+        paragraphs.pop()
+    if len(paragraphs) == 1:
+        return [_trimmed(_trimmed(paragraphs[0], from_start=True), from_start=False)]
+    if paragraphs:
+        paragraphs[0] = _trimmed(paragraphs[0], from_start=True)
+        paragraphs[-1] = _trimmed(paragraphs[-1], from_start=False)
+    return paragraphs
+
+
+def _trimmed(paragraph: str, *, from_start: bool) -> str:
+    sentences = _SENTENCE_END.split(paragraph.strip())
+    step = 0 if from_start else -1
+    while sentences and _is_boilerplate(sentences[step]):
+        sentences.pop(step)
+    return " ".join(sentences)
 
 
 # Addresses -------------------------------------------------------------------

@@ -3,11 +3,18 @@
 Each source is trusted for what it knows best: OpenAlex for bibliographic
 metadata and counts, arXiv for the preprint itself (its abstract as the authors
 wrote it, categories, comments). Otherwise a value only fills a blank, and a
-source may always update a value it set itself. ``Work.provenance`` records
-which source set each field, so pages can say where a fact came from.
+source may always update a value it set itself. A value no source set (the
+model's default, such as the type "article" of a new row) counts as blank.
+``Work.provenance`` records which source set each field, so pages can say where
+a fact came from.
+
+The date follows one rule (``apply_dates``): the version of record's date when
+there is one, else the first version's; the year is always that date's year.
 """
 
 from __future__ import annotations
+
+from datetime import date
 
 from publications.identifiers import normalize_title, surname
 from publications.ingest.rows import build
@@ -65,10 +72,17 @@ def _clip(field: str, value):
     return value
 
 
+# Fields whose value is the model's default until a source sets one.
+_DEFAULTED = {"type"}
+DATE_FIELDS = ("publication_date", "publication_year")
+
+
 def _may_set(work: Work, field: str, source: str, new) -> bool:
     current = getattr(work, field)
     if _empty(new) or current == new:
         return False
+    if field in _DEFAULTED and field not in work.provenance:
+        return True
     if field == "doi" and current and new.startswith(ARXIV_DOI_PREFIX):
         return False  # a journal DOI is never replaced by the preprint's DataCite DOI
     if field == "doi" and current and current.startswith(ARXIV_DOI_PREFIX):
@@ -80,8 +94,10 @@ def _may_set(work: Work, field: str, source: str, new) -> bool:
 
 def apply_record(work: Work, record: WorkRecord) -> bool:
     """Copy the record's values onto ``work`` as the rules above allow; True if anything changed."""
-    changed = False
+    changed = apply_dates(work, record)
     for field, attr in FIELDS.items():
+        if field in DATE_FIELDS:
+            continue
         new = _clip(field, getattr(record, attr))
         if _may_set(work, field, record.source, new):
             setattr(work, field, new)
@@ -96,6 +112,81 @@ def apply_record(work: Work, record: WorkRecord) -> bool:
             work.first_author_surname = first
             changed = True
     return changed
+
+
+# The provenance key saying which version the work's date is of: "record" or "first".
+DATE_VERSION = "date_version"
+VERSION_OF_RECORD, FIRST_VERSION = "record", "first"
+
+
+def date_version(record: WorkRecord) -> str:
+    """Whether ``record`` dates the version of record or a first (preprint) version.
+
+    arXiv dates a work's first version (v1). OpenAlex dates the version of record
+    unless its record is the preprint itself (type preprint, or an arXiv DOI).
+    """
+    if record.source != "openalex" or record.type == "preprint":
+        return FIRST_VERSION
+    if record.doi and record.doi.startswith(ARXIV_DOI_PREFIX):
+        return FIRST_VERSION
+    return VERSION_OF_RECORD
+
+
+def apply_dates(work: Work, record: WorkRecord) -> bool:
+    """Set the work's date and year by the one date rule; True if they changed.
+
+    The version of record's date wins over any first version's; among first
+    versions the earliest wins (a source may still correct its own). The year is
+    the date's year whenever there is a date, so lists, pages, exports, feeds,
+    metrics and the API, which all read these two fields, never disagree.
+    """
+    new_date, new_year = record.publication_date, record.publication_year
+    if new_date is not None:
+        new_year = new_date.year
+    if new_year is None or work.provenance.get("publication_date") == "staff":
+        return False
+    version = date_version(record)
+    if not _date_wins(work, record.source, version, new_date, new_year):
+        return False
+    if (work.publication_date, work.publication_year) == (new_date, new_year):
+        return _note_date(work, record.source, version)
+    work.publication_date, work.publication_year = new_date, new_year
+    _note_date(work, record.source, version)
+    return True
+
+
+def _date_wins(work: Work, source: str, version: str, new_date, new_year: int) -> bool:
+    if work.publication_year is None and work.publication_date is None:
+        return True
+    current = work.provenance.get(DATE_VERSION)
+    if current is None and work.provenance.get("publication_date") == "openalex":
+        current = VERSION_OF_RECORD if work.type != "preprint" else FIRST_VERSION
+    if version != (current or FIRST_VERSION):
+        return version == VERSION_OF_RECORD
+    if work.provenance.get("publication_date") == source:
+        return True  # a source corrects its own date
+    if version == VERSION_OF_RECORD:
+        return False  # two versions of record: the first one kept stays
+    return _earlier(new_date, new_year, work.publication_date, work.publication_year)
+
+
+def _earlier(new_date: date | None, new_year: int, old_date: date | None, old_year) -> bool:
+    """A first version is the earliest one; a date beats a bare year of the same year."""
+    if old_year is None or new_year < old_year:
+        return True
+    if new_year > old_year:
+        return False
+    if new_date is None:
+        return False
+    return old_date is None or new_date < old_date
+
+
+def _note_date(work: Work, source: str, version: str) -> bool:
+    before = dict(work.provenance)
+    work.provenance["publication_date"] = source
+    work.provenance["publication_year"] = source
+    work.provenance[DATE_VERSION] = version
+    return work.provenance != before
 
 
 DROPPED = "dropped"  # the provenance key of values a source gave that were not kept

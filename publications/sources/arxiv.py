@@ -22,6 +22,7 @@ from requests.adapters import HTTPAdapter
 
 from publications.identifiers import normalize_arxiv_id, normalize_doi
 from publications.records import AuthorRef, MappingError, Page, SourceError, TopicRef, WorkRecord
+from publications.sources.code_links import extract_code_url
 from publications.sources.common import parse_datetime
 from publications.text import (
     ABSTRACT_MAX,
@@ -32,8 +33,8 @@ from publications.text import (
     TITLE_MAX,
     bounded,
     clean,
+    clean_abstract,
     clean_line,
-    clean_text,
     http_url,
 )
 
@@ -351,7 +352,7 @@ _SOFT_WRAP = re.compile(r"(?<!\n)\n(?!\n)")
 
 def _abstract(summary: str | None) -> str:
     text = _PARAGRAPH_START.sub("\n\n", clean(_clean(summary)[: ABSTRACT_MAX * 20]))
-    return clean_text(_SOFT_WRAP.sub(" ", text), ABSTRACT_MAX)
+    return clean_abstract(_SOFT_WRAP.sub(" ", text), ABSTRACT_MAX)
 
 
 def _authors(authors: list[dict]) -> list[AuthorRef]:
@@ -420,29 +421,6 @@ def _https(url: object) -> str:
     if not isinstance(url, str):
         return ""
     return re.sub(r"^http://(export\.)?arxiv\.org/", "https://arxiv.org/", url.strip())
-
-
-# Repository hosts only: a project page (github.io) or a video is not a code link.
-_CODE_URL = re.compile(
-    r"(?<![\w./-])(?:https?://)?(?:www\.)?"
-    r"(?:github\.com|gitlab\.com|bitbucket\.org|huggingface\.co|codeberg\.org"
-    r"|(?:[\w-]+\.)?sourceforge\.(?:net|io))"
-    r"/[^\s<>\"'`(){}\[\]\\|^]+",
-    re.IGNORECASE,
-)
-
-
-def extract_code_url(text: str | None) -> str:
-    """The first code repository link in ``text``, or ""."""
-    for match in _CODE_URL.finditer(text or ""):
-        # Sentences end right after links: "available at https://github.com/a/b."
-        url = match.group(0).rstrip(".,;:!?")
-        if "://" not in url:
-            url = f"https://{url}"
-        path = url.split("://", 1)[1].partition("/")[2]
-        if path.strip("/"):  # the host alone ("github.com/.") names no repository
-            return url
-    return ""
 
 
 # --- live fetching ---------------------------------------------------------------------------

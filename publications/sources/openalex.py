@@ -42,6 +42,7 @@ from publications.records import (
     VenueRef,
     WorkRecord,
 )
+from publications.sources.code_links import code_url_from_locations, extract_code_url
 from publications.sources.common import parse_datetime
 from publications.sources.shapes import AUTHOR_SHAPE, COUNT_MAX, WORK_SHAPE, check_shape
 from publications.text import (
@@ -53,8 +54,8 @@ from publications.text import (
     TITLE_MAX,
     bounded,
     clean,
+    clean_abstract,
     clean_line,
-    clean_text,
     http_url,
 )
 
@@ -244,11 +245,12 @@ def _work_record(payload: dict, work_id: str, title: str) -> WorkRecord:
     venue = _venue(payload)
     if venue and venue.homepage_dropped:
         dropped["venue.homepage_url"] = venue.homepage_dropped
+    abstract = clean_abstract(decode_abstract(payload.get("abstract_inverted_index")), ABSTRACT_MAX)
     return WorkRecord(
         source=SOURCE,
         external_id=work_id,
         title=title,
-        abstract=clean_text(decode_abstract(payload.get("abstract_inverted_index")), ABSTRACT_MAX),
+        abstract=abstract,
         type=work_type(payload.get("type")),
         language=_text(payload.get("language")),
         publication_date=published,
@@ -269,6 +271,7 @@ def _work_record(payload: dict, work_id: str, title: str) -> WorkRecord:
             dropped, "landing_url", location.get("landing_page_url") or location.get("url")
         ),
         license=_text(location.get("license")),
+        code_url=_code_url(payload, abstract),
         is_open_access=_open_access(payload),
         is_retracted=payload.get("is_retracted") is True,
         cited_by_count=_int(payload.get("cited_by_count")),
@@ -285,6 +288,14 @@ def _url(dropped: dict[str, str], name: str, value: object) -> str:
     url, reason = http_url(value)
     if reason:
         dropped[name] = reason
+    return url
+
+
+def _code_url(payload: dict, abstract: str) -> str:
+    """A repository among the work's locations, else one its abstract names."""
+    raw_types = {_text(payload.get(key)).lower() for key in ("type", "type_crossref")}
+    found = code_url_from_locations(_location_urls(payload), is_software="software" in raw_types)
+    url, _ = http_url(found or extract_code_url(abstract))
     return url
 
 
