@@ -201,3 +201,33 @@ def choice(name: str, default: str, choices: set[str]) -> str:
     if value not in choices:
         raise SettingError(name, f"expected one of {', '.join(sorted(choices))}, got {value!r}")
     return value
+
+
+def site_url(name: str, default: str | None, *, allowed_hosts: list[str] = ()) -> str:
+    """The site's public address (``https://host[:port]``), without a trailing slash.
+
+    When unset: ``default`` if given, else ``https://`` and the first of
+    ``allowed_hosts`` that names one host (not ``*`` nor a ``.domain`` pattern).
+    """
+    url = raw(name)
+    if url is None:
+        url = default or next(
+            (f"https://{host}" for host in allowed_hosts if host and host[0] not in "*."), None
+        )
+        if url is None:
+            raise SettingError(name, "required when DEBUG is off and ALLOWED_HOSTS names no host")
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises on a port that is not a number
+    except ValueError:
+        raise SettingError(name, f"cannot parse {url!r}") from None
+    if parts.scheme not in {"http", "https"} or not parts.hostname:
+        raise SettingError(
+            name, f"expected an address like https://scholar.example.org, got {url!r}"
+        )
+    extras = parts.username or parts.password or parts.query or parts.fragment
+    if extras or parts.path not in {"", "/"}:
+        raise SettingError(
+            name, f"expected only a scheme and a host (no path, query or user), got {url!r}"
+        )
+    return f"{parts.scheme}://{parts.netloc.lower()}"

@@ -28,6 +28,11 @@ if SECRET_KEY is None:
     SECRET_KEY = "embedded-run-only-not-a-secret"  # noqa: S105 - DEBUG runs only
 
 ALLOWED_HOSTS = env.string_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
+# The public address every absolute link in mail and feeds starts with (also the
+# sites framework's domain, see config.sites): never the Host header of a request.
+SITE_URL = env.site_url(
+    "SITE_URL", "http://127.0.0.1:8000" if DEBUG else None, allowed_hosts=ALLOWED_HOSTS
+)
 
 # How many reverse proxies stand in front of the web server, each appending to
 # X-Forwarded-For. 0 (direct): X-Forwarded-For and X-Forwarded-Proto are ignored.
@@ -145,6 +150,7 @@ AUTHENTICATION_BACKENDS = [
     "allauth.account.auth_backends.AuthenticationBackend",
 ]
 SITE_ID = 1
+ACCOUNT_DEFAULT_HTTP_PROTOCOL = SITE_URL.split(":", 1)[0]
 LOGIN_REDIRECT_URL = "/"
 ACCOUNT_ADAPTER = "config.accounts.AccountAdapter"
 

@@ -1,8 +1,9 @@
 """The opt-in daily e-mail digest of new works by followed researchers.
 
 Each user who opted in gets at most one e-mail a day, only when something is
-new: the works stored since their last digest (and after they followed the
-author). It goes to their primary confirmed address; a user without one gets
+new: the works stored since their last digest, or since they opted in (and
+after they followed the author). The first digest goes at the next scheduled
+time after opting in. It goes to their primary confirmed address; a user without one gets
 nothing. A failed send is logged and retried the next day; the others go on.
 """
 
@@ -13,12 +14,12 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
-from django.contrib.sites.models import Site
 from django.core.mail import EmailMultiAlternatives
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 
+from config.sites import absolute_url
 from profiles.following import new_works_for
 from profiles.models import Preferences
 from publications import selectors
@@ -57,18 +58,12 @@ def digest_for(user, *, since) -> Digest:
     return Digest(works, total)
 
 
-def _site_url() -> str:
-    protocol = getattr(settings, "ACCOUNT_DEFAULT_HTTP_PROTOCOL", "https")
-    return f"{protocol}://{Site.objects.get_current().domain}"
-
-
 def _message(user, address: str, digest: Digest) -> EmailMultiAlternatives:
-    site = _site_url()
     context = {
         "digest": digest,
-        "site_url": site,
+        "site_url": settings.SITE_URL,
         "site_name": settings.SITE_NAME,
-        "following_url": site + reverse("people:following"),
+        "following_url": absolute_url(reverse("people:following")),
     }
     subject = render_to_string("profiles/email/digest_subject.txt", context).strip()
     text = render_to_string("profiles/email/digest_message.txt", context)
@@ -85,14 +80,15 @@ def digest_send(preferences: Preferences, *, now=None) -> bool:
     sent_at = preferences.digest_sent_at
     if sent_at and now - sent_at < DIGEST_MIN_INTERVAL:
         return False
-    digest = digest_for(user, since=sent_at or now - timedelta(days=1))
+    since = max(filter(None, [sent_at, preferences.digest_since]), default=now - timedelta(days=1))
+    digest = digest_for(user, since=since)
     if not digest.works:
         return False
     address = digest_address(user)
     if address is None:
         return False
     _message(user, address, digest).send()
-    Preferences.objects.filter(pk=preferences.pk).update(digest_sent_at=now)
+    Preferences.objects.filter(pk=preferences.pk).update(digest_sent_at=now, digest_since=now)
     return True
 
 

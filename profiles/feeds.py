@@ -10,6 +10,7 @@ from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
 
+from config.sites import absolute_url
 from publications import display, selectors
 from publications.filters import ORDERINGS, Sort
 from publications.models import Author, Work
@@ -23,14 +24,9 @@ class ResearcherWorksFeed(Feed):
 
     feed_type = Atom1Feed
 
-    def __init__(self, request=None):
-        super().__init__()
-        # Absolute links from the request's own host: the sites framework's domain is a
-        # placeholder unless an operator sets it.
-        self.request = request
-
     def _absolute(self, path: str) -> str:
-        return self.request.build_absolute_uri(path) if self.request else path
+        # SITE_URL, not the request's Host: a cached feed serves every reader the same links.
+        return absolute_url(path)
 
     def get_object(self, request, pk: int) -> Author:
         author = get_object_or_404(Author.objects.filter(is_deleted=False), pk=pk)
@@ -91,6 +87,4 @@ def _name(value: str) -> str:
     return display.clip(value, "name")
 
 
-def researcher_feed(request, pk: int):
-    """One feed object per request, so links use the host the request came to."""
-    return ResearcherWorksFeed(request)(request, pk=pk)
+researcher_feed = ResearcherWorksFeed()

@@ -85,8 +85,9 @@ def preferences_update(*, user: AbstractBaseUser, email_digest: bool) -> Prefere
         preferences.email_digest = email_digest
         if email_digest:
             # The first digest covers what arrives from now on, not everything ever followed.
-            preferences.digest_sent_at = timezone.now()
-        preferences.save(update_fields=["email_digest", "digest_sent_at"])
+            # It goes out at the next scheduled time: digest_sent_at is left alone.
+            preferences.digest_since = timezone.now()
+        preferences.save(update_fields=["email_digest", "digest_since"])
     return preferences
 
 

@@ -113,6 +113,9 @@ class Preferences(models.Model):
     email_digest = models.BooleanField(default=False)
     following_seen_at = models.DateTimeField(null=True, blank=True)
     digest_sent_at = models.DateTimeField(null=True, blank=True)
+    # Works stored after this go into the next digest (set on opting in and on each send);
+    # digest_sent_at says only when one was last sent.
+    digest_since = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         verbose_name_plural = "preferences"

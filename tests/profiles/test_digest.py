@@ -7,7 +7,7 @@ from django.core import mail
 from django.utils import timezone
 
 from config.celery import app as celery_app
-from profiles import digest, tasks
+from profiles import digest, following, tasks
 from profiles.models import Follow, Preferences
 from tests.factories import AuthorFactory
 from tests.profiles.claim_people import person
@@ -34,7 +34,8 @@ def reader(username: str, author, *, opted_in=True, confirmed=True, days: float 
     return user
 
 
-def test_an_opted_in_reader_gets_one_email_with_the_new_works(lise):
+def test_an_opted_in_reader_gets_one_email_with_the_new_works(lise, settings):
+    settings.SITE_URL = "https://scholar.example.org"
     user = reader("otto", lise)
     work_of(lise, title="Known before the last digest", days_ago=2)
     new = work_of(lise, title="Disintegration of uranium by neutrons", days_ago=0.5)
@@ -44,7 +45,7 @@ def test_an_opted_in_reader_gets_one_email_with_the_new_works(lise):
     assert "1 new work by researchers you follow" in message.subject
     assert "Disintegration of uranium by neutrons" in message.body
     assert "Known before the last digest" not in message.body
-    assert f"://example.com{new.get_absolute_url()}" in message.body  # the Site's domain
+    assert f"https://scholar.example.org{new.get_absolute_url()}" in message.body  # SITE_URL
     html, kind = message.alternatives[0]
     assert kind == "text/html" and "Disintegration of uranium by neutrons" in html
     assert "Lise Meitner" in message.body
@@ -114,3 +115,33 @@ def test_the_digest_is_on_the_daily_schedule():
     assert schedule["task"] == "profiles.tasks.send_digests"
     assert "profiles.tasks.send_digests" in celery_app.tasks
     assert "profiles.tasks.refresh_tracked_authors" in celery_app.tasks
+
+
+def test_the_first_digest_goes_at_the_next_scheduled_time_after_opting_in(lise):
+    user = reader("otto", lise, opted_in=False)
+    following.preferences_update(user=user, email_digest=True)
+    work_of(lise, title="Stored an hour after opting in", days_ago=-1 / 24)
+    work_of(lise, title="Stored before opting in", days_ago=0.5)
+    next_morning = timezone.now() + timedelta(hours=2)  # the schedule fires soon after opting in
+    assert digest.digests_send(now=next_morning) == 1
+    [message] = mail.outbox
+    assert "Stored an hour after opting in" in message.body
+    assert "Stored before opting in" not in message.body
+    assert digest.digests_send(now=next_morning + timedelta(hours=1)) == 0  # not twice
+
+
+def test_the_digest_links_the_site_url_not_the_sites_placeholder(lise, settings):
+    from django.contrib.sites.models import Site
+
+    Site.objects.filter(pk=settings.SITE_ID).update(domain="example.com")
+    Site.objects.clear_cache()
+    settings.SITE_URL = "http://pages.example.net:8080"
+    reader("otto", lise)
+    work_of(lise, title="Fission", days_ago=0.2)
+    assert digest.digests_send() == 1
+    [message] = mail.outbox
+    html, _ = message.alternatives[0]
+    for body in (message.body, html):
+        assert "example.com" not in body
+        assert "http://pages.example.net:8080/works/" in body
+        assert "http://pages.example.net:8080/following/" in body

@@ -292,7 +292,8 @@ def test_digest_opt_in_and_out(stranger):
     client.post(reverse("people:digest_preferences"), {"email_digest": "on"})
     preferences = Preferences.objects.get(user=stranger)
     assert preferences.email_digest is True
-    assert preferences.digest_sent_at is not None  # the first digest starts from now
+    assert preferences.digest_since is not None  # the first digest starts from now
+    assert preferences.digest_sent_at is None  # and goes at the next scheduled time
     assert "checked" in client.get(reverse("people:following")).content.decode()
     client.post(reverse("people:digest_preferences"), {})
     assert Preferences.objects.get(user=stranger).email_digest is False

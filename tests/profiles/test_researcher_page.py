@@ -435,11 +435,12 @@ def test_page_links_its_atom_feed(client):
     ) in html
 
 
-def test_atom_feed_lists_works_newest_first_with_absolute_links(client):
+def test_atom_feed_lists_works_newest_first_with_absolute_links(client, settings):
+    settings.SITE_URL = "https://scholar.example.org"
     author = AuthorFactory(display_name="Feed Person")
     add_work(author, title="Older", publication_year=2019, publication_date=date(2019, 5, 1))
     add_work(author, title="Newer", publication_year=2024, abstract="<script>x()</script>Fine.")
-    response = client.get(f"/researchers/{author.pk}/feed.atom")
+    response = client.get(f"/researchers/{author.pk}/feed.atom", HTTP_HOST="127.0.0.1")
 
     assert response.status_code == 200
     assert response["Content-Type"].startswith("application/atom+xml")
@@ -448,7 +449,8 @@ def test_atom_feed_lists_works_newest_first_with_absolute_links(client):
     entries = feed.findall(f"{ATOM}entry")
     assert [e.find(f"{ATOM}title").text for e in entries] == ["Newer", "Older"]
     link = entries[0].find(f"{ATOM}link").get("href")
-    assert link.startswith("http://testserver/works/")
+    assert link.startswith("https://scholar.example.org/works/")  # SITE_URL, not the Host
+    assert feed.find(f"{ATOM}id").text.startswith("https://scholar.example.org/researchers/")
     summary = entries[0].find(f"{ATOM}summary").text
     assert "script" not in summary and "Fine." in summary
     assert client.get("/researchers/999999/feed.atom").status_code == 404
