@@ -20,7 +20,7 @@ from profiles.claims import ClaimError
 from profiles.models import MAX_PINNED_WORKS, Profile
 from publications import signals as publication_signals
 from publications.curation import audit_record
-from publications.identifiers import normalize_arxiv_id, normalize_doi
+from publications.identifiers import normalize_arxiv_id, normalize_doi, normalize_name
 from publications.imports import import_run_create
 from publications.models import (
     AuditEvent,
@@ -28,6 +28,7 @@ from publications.models import (
     Authorship,
     ImportRun,
     LinkConstraint,
+    MergeCandidate,
     Source,
     Work,
 )
@@ -257,7 +258,12 @@ def _link(author: Author, work: Work, actor) -> dict:
         actor=actor,
         reason="Mine, says the owner of the record.",
     )
-    if not Authorship.objects.filter(author=author, work=work).exists():
+    if Authorship.objects.filter(author=author, work=work).exists():
+        return data
+    duplicate = _duplicate_on(work, author)
+    if duplicate is not None:
+        data["position_taken"] = _take_position(author, duplicate, actor)
+    else:
         last = Authorship.objects.filter(work=work).aggregate(last=Max("position"))["last"]
         Authorship.objects.create(
             work=work,
@@ -269,6 +275,72 @@ def _link(author: Author, work: Work, actor) -> dict:
         )
         data["authorship_created"] = True
     return data
+
+
+def _duplicate_on(work: Work, author: Author) -> Authorship | None:
+    """The byline position of another, unclaimed record of the owner's name on ``work``.
+
+    A record someone holds, or one a decision keeps on the work, is another
+    person's: it is left alone.
+    """
+    names = {normalize_name(n) for n in [author.display_name, *author.alternative_names]}
+    kept = LinkConstraint.objects.filter(work=work, kind=LinkConstraint.Kind.MUST_LINK)
+    rows = (
+        Authorship.objects.filter(work=work)
+        .exclude(author=author)
+        .exclude(author__profile__isnull=False)
+        .exclude(author_id__in=kept.values("author_id"))
+        .select_related("author")
+        .order_by("position", "pk")
+    )
+    for row in rows:
+        if {normalize_name(row.author.display_name), normalize_name(row.raw_name)} & names:
+            return row
+    return None
+
+
+def _take_position(author: Author, duplicate: Authorship, actor) -> dict:
+    """The owner's record takes the duplicate's byline position; staff decide on the pair.
+
+    A cannot-link keeps later imports from giving the position back to the
+    duplicate (the import then finds the owner there by name).
+    """
+    other = duplicate.author
+    before = {
+        "authorship_id": duplicate.pk,
+        "author_id": other.pk,
+        "source": duplicate.source,
+        "confidence": duplicate.confidence,
+    }
+    duplicate.author, duplicate.source, duplicate.confidence = author, Source.CLAIM, 1.0
+    duplicate.save(update_fields=["author", "source", "confidence"])
+    _changed_later(other.pk)
+    LinkConstraint.objects.get_or_create(
+        author=other,
+        work_id=duplicate.work_id,
+        other_author=None,
+        other_work=None,
+        defaults={
+            "kind": LinkConstraint.Kind.CANNOT_LINK,
+            "source": Source.CLAIM,
+            "reason": f"The owner of {author} took this byline position.",
+            "created_by": actor,
+        },
+    )
+    pair = Q(author_a=author, author_b=other) | Q(author_a=other, author_b=author)
+    apart = LinkConstraint.objects.filter(
+        Q(author=author, other_author=other) | Q(author=other, other_author=author)
+    )
+    if not MergeCandidate.objects.filter(pair).exists() and not apart.exists():
+        candidate = MergeCandidate.objects.create(
+            kind=MergeCandidate.Kind.AUTHOR,
+            author_a=author,
+            author_b=other,
+            reason="Held a work its namesake, a claimed record, added as theirs",
+            score=0.8,
+        )
+        before["merge_candidate_id"] = candidate.pk
+    return before
 
 
 @dataclass(frozen=True)

@@ -172,19 +172,90 @@ def _open_candidate(candidate: MergeCandidate) -> MergeCandidate:
 
 
 def merge_candidate_merge(*, candidate: MergeCandidate, actor: Actor) -> AuditEvent:
-    """Staff say the pair is one record: merge b into a, and remember it."""
+    """Staff say the pair is one record: merge b into a, and remember it.
+
+    A side merged away since the candidate was raised stands for the record it
+    was merged into.
+    """
     with transaction.atomic():
         candidate = _open_candidate(candidate)
-        if candidate.kind == MergeCandidate.Kind.AUTHOR:
-            return author_merge(
-                source=candidate.author_b,
-                target=candidate.author_a,
-                actor=actor,
-                candidate=candidate,
-            )
-        return work_merge(
-            source=candidate.work_b, target=candidate.work_a, actor=actor, candidate=candidate
+        author = candidate.kind == MergeCandidate.Kind.AUTHOR
+        left, right = (
+            (candidate.author_a, candidate.author_b)
+            if author
+            else (candidate.work_a, candidate.work_b)
         )
+        left, right = _surviving(left), _surviving(right)
+        if left.pk == right.pk:
+            before = _candidate_decide(candidate, MergeCandidate.Status.SUPERSEDED, actor)
+            return audit_record(
+                actor=actor,
+                action="merge_candidate.superseded",
+                target=candidate,
+                data={"candidate": before, "record": left.pk},
+            )
+        merge = author_merge if author else work_merge
+        return merge(source=right, target=left, actor=actor, candidate=candidate)
+
+
+def _surviving(record):
+    """The record that ``record`` was merged into, following the chain, or itself."""
+    seen = {record.pk}
+    while record.merged_into_id and record.merged_into_id not in seen:
+        record = type(record).objects.get(pk=record.merged_into_id)
+        seen.add(record.pk)
+    return record
+
+
+def _candidates_follow_merge(*, kind: str, source_id: int, target_id: int, actor: Actor) -> list:
+    """Point the open candidates naming the merged-away record at the one that stays.
+
+    A candidate that would then pair the record with itself, repeat a pair already
+    raised, or pair two records staff kept apart is closed as superseded instead,
+    so no pair is raised twice. Returns what ``_candidates_restore`` puts back.
+    """
+    a, b = ("author_a_id", "author_b_id") if kind == "author" else ("work_a_id", "work_b_id")
+    rows = MergeCandidate.objects.select_for_update().filter(
+        Q(**{a: source_id}) | Q(**{b: source_id}), kind=kind, status=MergeCandidate.Status.OPEN
+    )
+    before = []
+    for candidate in rows.order_by("pk"):
+        sides = [getattr(candidate, a), getattr(candidate, b)]
+        left, right = (target_id if side == source_id else side for side in sides)
+        before.append({"id": candidate.pk, a: getattr(candidate, a), b: getattr(candidate, b)})
+        if _pair_taken(kind, left, right, exclude=candidate.pk):
+            before[-1]["decision"] = _candidate_decide(
+                candidate, MergeCandidate.Status.SUPERSEDED, actor
+            )
+            continue
+        setattr(candidate, a, left)
+        setattr(candidate, b, right)
+        candidate.save(update_fields=[a.removesuffix("_id"), b.removesuffix("_id")])
+    return before
+
+
+def _pair_taken(kind: str, left: int, right: int, *, exclude: int) -> bool:
+    if left == right:
+        return True
+    a, b = ("author_a_id", "author_b_id") if kind == "author" else ("work_a_id", "work_b_id")
+    pair = Q(**{a: left, b: right}) | Q(**{a: right, b: left})
+    if MergeCandidate.objects.filter(pair, kind=kind).exclude(pk=exclude).exists():
+        return True
+    ids = (
+        {"author_id": left, "other_author_id": right}
+        if kind == "author"
+        else {"work_id": left, "other_work_id": right}
+    )
+    return LinkConstraint.objects.filter(_pair_query(**ids), kind=CANNOT).exists()
+
+
+def _candidates_restore(rows: list) -> None:
+    for row in reversed(rows):
+        row = dict(row)
+        decision = row.pop("decision", None)
+        pk = row.pop("id")
+        MergeCandidate.objects.filter(pk=pk).update(**row)
+        _candidate_restore(decision)
 
 
 def merge_candidate_keep_apart(*, candidate: MergeCandidate, actor: Actor) -> AuditEvent:
@@ -296,6 +367,9 @@ def work_merge(
         decided = (
             _candidate_decide(candidate, MergeCandidate.Status.MERGED, actor) if candidate else None
         )
+        followed = _candidates_follow_merge(
+            kind="work", source_id=other.pk, target_id=kept.pk, actor=actor
+        )
         _refresh_metrics(
             Authorship.objects.filter(work__in=[kept, other]).values_list("author_id", flat=True)
         )
@@ -312,6 +386,7 @@ def work_merge(
                 "provenance": before_provenance,
                 "constraints": changes,
                 "candidate": decided,
+                "followed": followed,
             },
         )
 
@@ -332,6 +407,7 @@ def _undo_work_merge(data: dict) -> dict:
     other.merged_into = None
     other.save()
     _constraints_restore(data["constraints"])
+    _candidates_restore(data.get("followed", []))
     _candidate_restore(data.get("candidate"))
     _refresh_metrics(
         Authorship.objects.filter(work__in=[kept, other]).values_list("author_id", flat=True)
@@ -455,6 +531,9 @@ def author_merge(
         data["candidate"] = (
             _candidate_decide(candidate, MergeCandidate.Status.MERGED, actor) if candidate else None
         )
+        data["followed"] = _candidates_follow_merge(
+            kind="author", source_id=source.pk, target_id=target.pk, actor=actor
+        )
         _refresh_metrics([source.pk, target.pk])
         return audit_record(actor=actor, action="author.merge", target=target, data=data)
 
@@ -535,6 +614,7 @@ def _undo_author_merge(data: dict) -> dict:
     source.merged_into = None
     source.save(update_fields=["merged_into"])
     _constraints_restore(data["constraints"])
+    _candidates_restore(data.get("followed", []))
     _candidate_restore(data.get("candidate"))
     _refresh_metrics([source.pk, target.pk])
     return {"source": source.pk, "target": target.pk}

@@ -110,7 +110,7 @@ def work_for_page(pk: int) -> Work:
         .order_by("position", "id")
     )
     queryset = Work.objects.select_related("venue").prefetch_related(
-        Prefetch("authorships", queryset=authorships)
+        Prefetch("authorships", queryset=authorships), "unlinked_authorships"
     )
     return get_object_or_404(queryset, pk=pk)
 
@@ -133,7 +133,18 @@ def _bylines(work: Work) -> tuple[list[Byline], list[str]]:
         public = author if not author.is_deleted else None
         name = (author.display_name if public else "") or authorship.raw_name or "Unknown author"
         bylines.append(Byline(name, public, sorted(set(marks)), authorship.is_corresponding))
-    return bylines, affiliations
+    return _with_unlinked(work, bylines), affiliations
+
+
+def _with_unlinked(work: Work, bylines: list[Byline]) -> list[Byline]:
+    """Put the names no record holds (UnlinkedAuthorship) at their byline positions, unlinked."""
+    placed = list(zip([a.position for a in work.authorships.all()], bylines, strict=True))
+    taken = {position for position, _ in placed}
+    for unlinked in work.unlinked_authorships.all():
+        if unlinked.position not in taken:
+            taken.add(unlinked.position)
+            placed.append((unlinked.position, Byline(unlinked.raw_name, None, [])))
+    return [byline for _, byline in sorted(placed, key=lambda pair: pair[0])]
 
 
 def _dates(work: Work, sources: dict[str, str]) -> list[tuple[str, date, str]]:

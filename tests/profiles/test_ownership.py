@@ -12,7 +12,7 @@ from profiles import ownership
 from profiles.claims import ClaimError
 from profiles.models import Profile
 from publications.imports import import_run_create, import_run_execute
-from publications.models import AuditEvent, Authorship, ImportRun, LinkConstraint, Work
+from publications.models import AuditEvent, Author, Authorship, ImportRun, LinkConstraint, Work
 from publications.sources import arxiv as arxiv_source
 from publications.sources import openalex as openalex_source
 from tests.factories import AuthorFactory, AuthorshipFactory, WorkFactory
@@ -191,7 +191,12 @@ def test_not_mine_removes_the_work_and_a_later_import_keeps_it_off(tmp_path, rec
     namesake.refresh_from_db()
     assert namesake.cited_by_count == 7
     assert not linked(record, namesake)  # the decision held
-    assert namesake.authorships.count() == 2  # the position went to another record
+    # The position stays unlinked with its printed name: no new "Ada Lovelace" record.
+    assert namesake.authorships.count() == 1
+    assert list(namesake.unlinked_authorships.values_list("position", "raw_name")) == [
+        (1, "Ada Lovelace")
+    ]
+    assert Author.objects.filter(display_name="Ada Lovelace").count() == 1
 
 
 # Adding a missing work --------------------------------------------------------------------------
