@@ -303,11 +303,14 @@ def report_abuse(*, reporter: AbstractBaseUser, invitation: Invitation, reason: 
     )
 
 
+GONE = "a deleted account"
+
+
 def conversation_transcript(invitation: Invitation) -> str:
     """The invitation and every message after it as plain text, oldest first."""
     lines = [
-        f"{invitation.created_at:%Y-%m-%d %H:%M} {invitation.sender} invites "
-        f"{invitation.recipient_user} ({invitation.status}) on: {invitation.topic}",
+        f"{invitation.created_at:%Y-%m-%d %H:%M} {invitation.sender or GONE} invites "
+        f"{invitation.recipient_user or GONE} ({invitation.status}) on: {invitation.topic}",
         invitation.message,
     ]
     for message in invitation.messages.select_related("sender"):

@@ -127,6 +127,16 @@ def test_deleting_an_account_keeps_what_the_other_person_wrote(conversation, sen
     assert "This account no longer exists" in page.content.decode()
 
 
+def test_a_conversation_whose_other_side_is_gone_can_still_be_reported(conversation, recipient):
+    Invitation.objects.filter(pk=conversation.pk).update(sender=None)
+    kept = Invitation.objects.get(pk=conversation.pk)
+    report = collab.report_abuse(
+        reporter=recipient, invitation=kept, reason="Threats before leaving."
+    )
+    assert report.reported_user is None
+    assert "a deleted account invites" in report.evidence and REPLY in report.evidence
+
+
 def test_deleting_the_recipients_account_keeps_the_senders_writing(conversation, sender, recipient):
     collab.message_send(invitation=conversation, user=sender, body="SENDER-NOTE-8aa first.")
     recipient.delete()
