@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from django.core.exceptions import FieldDoesNotExist
-from django.db.models import Prefetch, QuerySet, prefetch_related_objects
+from django.db.models import Case, Prefetch, Q, QuerySet, When, prefetch_related_objects
 from django.shortcuts import get_object_or_404
 
 from publications.models import Author, Authorship, Source, Topic, Work, WorkSimilarity
@@ -25,10 +25,17 @@ def recent_works(*, limit: int = 10) -> list[Work]:
 
 
 def recent_authors(*, limit: int = 10) -> list[Author]:
+    """Recently imported researchers: records a source identifies first, newest first.
+
+    A record with an OpenAlex id or an ORCID is a researcher an import was about; a
+    name-only record comes from someone's byline, so it does not push them aside.
+    """
+    identified = Q(openalex_id__isnull=False) | Q(orcid__isnull=False)
     return list(
         Author.objects.visible()
         .select_related("last_known_institution", "metrics")
-        .order_by("-created_at", "-id")[:limit]
+        .annotate(named_only=Case(When(identified, then=0), default=1))
+        .order_by("named_only", "-created_at", "-id")[:limit]
     )
 
 
