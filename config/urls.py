@@ -29,7 +29,7 @@ urlpatterns = [
     path("", include("publications.urls")),
     path("works/", include(work_patterns)),
     path("researchers/", include(researcher_patterns)),
-    path("researchers/", include("graph.urls")),
+    path("", include("graph.urls")),
     path("", include("trust.urls")),
     path("", include("profiles.people_urls")),
     path("healthz", views.healthz, name="healthz"),

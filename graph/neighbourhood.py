@@ -105,9 +105,10 @@ class Edge:
 
 @dataclass
 class Neighbourhood:
-    author_id: int
+    author_id: int | None
     nodes: list[Node] = field(default_factory=list)
     edges: list[Edge] = field(default_factory=list)
+    work_id: int | None = None  # set when a paper is the centre
 
     def by_kind(self) -> dict[str, list[Node]]:
         grouped: dict[str, list[Node]] = {kind: [] for kind in KINDS}

@@ -5,11 +5,17 @@ diamonds, institutions triangles); a node's size follows its weight and an
 edge's width its joint works. Every node is a link with a title that says what
 it is and why it is there, so it can be hovered, focused and read by a screen
 reader. Every name is escaped: imported names are text, never markup.
+
+The explorer asks for two sets of labels: the usual ones, and fewer, larger
+ones that its stylesheet shows instead when the picture is drawn narrow (a
+phone) and not zoomed in. Nodes it can re-centre on link to their own explorer
+page, with the same address for htmx to swap the explorer in place.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
@@ -29,6 +35,7 @@ EDGE_COLOURS = {
     "wrote": "#8fbfae",
     "topic": "#d9b68c",
     "affiliation": "#b9a3d6",
+    "similar": "#8fbfae",
 }
 LABEL_LENGTH = 28
 
@@ -130,8 +137,31 @@ def _place_labels(nodes, at, radius, size: float, font: float, limit: int) -> di
     return placed
 
 
-def draw(hood: Neighbourhood, *, size: int = 640, labels: int = 24, title: str = "") -> SafeString:
-    """The neighbourhood as an inline SVG element (``size`` × ``size`` view box)."""
+def _label(placed: tuple, node: Node, font: float, which: str) -> str:
+    text, lx, ly, anchor = placed
+    weight = ' font-weight="700"' if node.centre else ""
+    return (
+        f'<text class="label label-{which}" x="{lx:.1f}" y="{ly:.1f}" font-size="{font:.1f}" '
+        f'text-anchor="{anchor}"{weight} fill="#1b2430" stroke="#ffffff" '
+        f'stroke-width="{font / 4:.1f}" paint-order="stroke">'
+        f"{escape(text)}</text>"
+    )
+
+
+def draw(
+    hood: Neighbourhood,
+    *,
+    size: int = 640,
+    labels: int = 24,
+    title: str = "",
+    narrow_labels: int = 0,
+    recentre: Callable[[Node], str | None] | None = None,
+) -> SafeString:
+    """The neighbourhood as an inline SVG element (``size`` × ``size`` view box).
+
+    ``narrow_labels``: how many larger labels to add for a narrow picture.
+    ``recentre``: the explorer address of a node it can centre on, or None.
+    """
     margin = size * 0.09
     span = size / 2 - margin
 
@@ -145,7 +175,15 @@ def draw(hood: Neighbourhood, *, size: int = 640, labels: int = 24, title: str =
     # neither another label nor a shape and stay inside the box; the rest speak
     # through their titles.
     font = size / 40
-    placed = _place_labels(hood.nodes, at, lambda n: _radius(n, biggest, size), size, font, labels)
+    radius = lambda n: _radius(n, biggest, size)  # noqa: E731
+    placed = _place_labels(hood.nodes, at, radius, size, font, labels)
+    # Read at a third of its size on a phone, the narrow set is ~1.6 times larger.
+    narrow_font = size / 25
+    narrow = (
+        _place_labels(hood.nodes, at, radius, size, narrow_font, narrow_labels)
+        if narrow_labels
+        else {}
+    )
     parts = [
         f'<svg class="graph-svg" viewBox="0 0 {size} {size}" role="group" '
         f'aria-label="{escape(clip(title, "title") or "Research graph")}" '
@@ -169,20 +207,21 @@ def draw(hood: Neighbourhood, *, size: int = 640, labels: int = 24, title: str =
         # Titles and notes as long as the pages show them, never a whole imported text.
         name = escape(clip(node.label, "title"))
         classes = f"node node-{node.kind}{' node-centre' if node.centre else ''}"
+        target = recentre(node) if recentre and not node.centre else None
+        link = (
+            f'href="{escape(target)}" data-hx-get="{escape(target)}"'
+            if target
+            else f'href="{escape(node.url)}"'
+        )
         parts.append(
-            f'<a class="{classes}" href="{escape(node.url)}" data-node="{node.id}">'
+            f'<a class="{classes}" {link} data-node="{node.id}">'
             f"<title>{name}: {escape(clip(node.why, 'note'))}</title>"
         )
         parts.append(_shape(node, x, y, r))
         if node.id in placed:
-            text, lx, ly, anchor = placed[node.id]
-            weight = ' font-weight="700"' if node.centre else ""
-            parts.append(
-                f'<text x="{lx:.1f}" y="{ly:.1f}" font-size="{font:.1f}" '
-                f'text-anchor="{anchor}"{weight} fill="#1b2430" stroke="#ffffff" '
-                f'stroke-width="{font / 4:.1f}" paint-order="stroke">'
-                f"{escape(text)}</text>"
-            )
+            parts.append(_label(placed[node.id], node, font, "wide"))
+        if node.id in narrow:
+            parts.append(_label(narrow[node.id], node, narrow_font, "narrow"))
         parts.append("</a>")
     parts.append("</g></svg>")
     return mark_safe("".join(parts))  # noqa: S308 - every text above went through escape()

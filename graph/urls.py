@@ -5,6 +5,7 @@ from graph import views
 app_name = "graph"
 
 urlpatterns = [
-    path("<int:pk>/graph/", views.explorer, name="explorer"),
-    path("<int:pk>/graph/slice/", views.graph_slice, name="slice"),
+    path("researchers/<int:pk>/graph/", views.explorer, name="explorer"),
+    path("researchers/<int:pk>/graph/slice/", views.graph_slice, name="slice"),
+    path("works/<int:pk>/graph/", views.work_explorer, name="work-explorer"),
 ]

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_GET
 
 from config.celery import app as celery_app
-from graph import neighbourhood, services, svg
+from graph import neighbourhood, paper, services, svg
 from graph.forms import GraphFilterForm
 from publications.models import Author
 
@@ -44,6 +47,48 @@ def graph_slice(request: HttpRequest, pk: int) -> HttpResponse:
     return response
 
 
+# Filters a step to another researcher keeps (the list search is for one page only).
+CARRIED_FILTERS = ("kinds", "year_from", "year_to", "min_joint")
+
+
+def _carried(form: GraphFilterForm) -> str:
+    """The query string of the explorer's valid filters, for the next researcher's page."""
+    if not form.is_bound or not form.is_valid():
+        return ""
+    params = [(key, value) for key in CARRIED_FILTERS for value in form.data.getlist(key) if value]
+    return "?" + urlencode(params) if params else ""
+
+
+def _recentre(carry: str):
+    """The explorer address of a node the explorer can centre on (people and papers)."""
+
+    def address(node: neighbourhood.Node) -> str | None:
+        number = node.id[1:]
+        if not number.isdigit():
+            return None
+        if node.kind == neighbourhood.PERSON and node.id[0] == "a":
+            return reverse("graph:explorer", args=[int(number)]) + carry
+        if node.kind == neighbourhood.PAPER and node.id[0] == "w":
+            return reverse("graph:work-explorer", args=[int(number)])
+        return None
+
+    return address
+
+
+def _with_centre_links(groups: dict, address) -> dict:
+    return {kind: [(node, address(node)) for node in nodes] for kind, nodes in groups.items()}
+
+
+def _render_explorer(request: HttpRequest, context: dict, status: int = 200) -> HttpResponse:
+    """The whole page, or only the explorer when htmx swaps it in place."""
+    swap = bool(request.htmx) and not request.htmx.history_restore_request
+    template = "graph/_explorer_fragment.html" if swap else "graph/explorer.html"
+    response = render(request, template, context, status=status)
+    # The same address answers a page or a fragment: caches must keep them apart.
+    patch_vary_headers(response, ("HX-Request", "HX-History-Restore-Request"))
+    return response
+
+
 def explorer(request: HttpRequest, pk: int) -> HttpResponse:
     """A larger, filterable neighbourhood with a list view beside the picture."""
     author = get_object_or_404(
@@ -62,14 +107,51 @@ def explorer(request: HttpRequest, pk: int) -> HttpResponse:
         kind: [n for n in nodes if not find or find in n.label.lower() or find in n.why.lower()]
         for kind, nodes in groups.items()
     }
+    address = _recentre(_carried(form))
+    title = f"Research graph of {author}"
     context = {
         "author": author,
+        "centre_name": author.display_name,
+        "centre_url": author.get_absolute_url(),
+        "explorer_url": reverse("graph:explorer", args=[author.pk]),
         "form": form,
         "hood": hood,
-        "groups": listed,
+        "groups": _with_centre_links(listed, address),
         "counts": hood.counts(),
         "find": find,
         "kinds": neighbourhood.KIND_LABELS,
-        "picture": svg.draw(hood, size=900, labels=22, title=f"Research graph of {author}"),
+        "page_title": title,
+        "picture": svg.draw(
+            hood, size=900, labels=22, narrow_labels=8, title=title, recentre=address
+        ),
     }
-    return render(request, "graph/explorer.html", context, status=200 if valid else 400)
+    return _render_explorer(request, context, status=200 if valid else 400)
+
+
+@require_GET
+def work_explorer(request: HttpRequest, pk: int) -> HttpResponse:
+    """The explorer centred on a paper: its authors, affiliations, topics and similar works."""
+    work = paper.work_for_graph(pk)
+    if work is None:
+        raise Http404("No work has this id.")
+    if work.merged_into_id:
+        return redirect(reverse("graph:work-explorer", args=[work.merged_into_id]), permanent=True)
+    hood = paper.build_paper(work)
+    address = _recentre("")
+    name = paper.paper_label(work.pk, work.title)
+    title = f"Research graph of {name}"
+    context = {
+        "work": work,
+        "centre_name": name,
+        "centre_url": work.get_absolute_url(),
+        "explorer_url": reverse("graph:work-explorer", args=[work.pk]),
+        "hood": hood,
+        "groups": _with_centre_links(hood.by_kind(), address),
+        "counts": hood.counts(),
+        "kinds": neighbourhood.KIND_LABELS,
+        "page_title": title,
+        "picture": svg.draw(
+            hood, size=900, labels=22, narrow_labels=8, title=title, recentre=address
+        ),
+    }
+    return _render_explorer(request, context)
