@@ -6,7 +6,7 @@ PIP := $(VENV)/bin/pip
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test worker beat lint fmt migrate venv venv-dev clean
+.PHONY: run test worker beat lint fmt migrate venv venv-dev checkers clean
 
 $(VENV)/.base: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -21,6 +21,15 @@ $(VENV)/.dev: $(VENV)/.base pyproject.toml
 venv: $(VENV)/.base
 venv-dev: $(VENV)/.dev
 
+# The validators the suite runs (axe-core, the Nu HTML checker) come from npm.
+# --ignore-scripts: vnu-jar's install script would fetch a Java runtime from
+# GitHub; the suite uses the machine's own Java 17.
+node_modules/.installed: package.json package-lock.json
+	npm ci --ignore-scripts --no-audit --no-fund
+	touch $@
+
+checkers: node_modules/.installed
+
 migrate: venv
 	$(PY) manage.py migrate --noinput
 
@@ -29,7 +38,7 @@ run: migrate
 	$(PY) manage.py demo
 	$(PY) manage.py runserver $(HOST):$(PORT)
 
-test: venv-dev
+test: venv-dev checkers
 	$(VENV)/bin/pytest $(PYTEST_ARGS)
 
 worker: venv
@@ -48,4 +57,4 @@ fmt: venv-dev
 	$(VENV)/bin/ruff format .
 
 clean:
-	rm -rf $(VENV) var staticfiles
+	rm -rf $(VENV) var staticfiles node_modules
