@@ -217,6 +217,8 @@ SERVER_EMAIL = DEFAULT_FROM_EMAIL
 # Importers.
 OPENALEX_EMAIL = env.string("OPENALEX_EMAIL")
 OPENALEX_API_KEY = env.string("OPENALEX_API_KEY")
+# After each import, look up in OpenAlex the institutions it saw that lack a homepage or ROR.
+INSTITUTION_LOOKUP = env.boolean("INSTITUTION_LOOKUP", True)
 IMPORT_BATCH_SIZE = env.integer("IMPORT_BATCH_SIZE", 1000, minimum=1)
 # A snapshot file this large (all files of a run together) is written by
 # IMPORT_PARTS processes at once, on PostgreSQL (each writes the records whose ids fall to it).

@@ -600,17 +600,22 @@ class ImportProblemAdmin(CurationAdmin):
         "status",
         "short_error",
         "run",
+        "seen_count",
+        "last_run",
         "created_at",
         "resolved_by",
     ]
     list_display_links = ["id", "external_id"]
     list_filter = ["status", "source"]
     search_fields = ["external_id", "error"]
-    list_select_related = ["run", "resolved_by"]
+    list_select_related = ["run", "last_run", "resolved_by"]
     actions = ["retry_problems", "ignore_problems"]
-    readonly_fields = ["error_text", "payload_pretty"]
+    readonly_fields = ["error_text", "payload_pretty", "seen_count", "last_run", "last_seen_at"]
     fields = [
         "run",
+        "seen_count",
+        "last_run",
+        "last_seen_at",
         "source",
         "external_id",
         "status",

@@ -257,6 +257,7 @@ def import_run_execute(*, run_id: int, progress: Callable | None = None) -> Impo
                 execute_part(run, Part(index, count), progress)
         if count > 1:  # parts written at once (now or before a resume) miss each other's works
             raise_title_candidates_between_parts(run)
+        _look_up_institutions(run)
         _finish(run, ImportRun.Status.SUCCEEDED)
     except RunCancelled:
         pass
@@ -630,7 +631,7 @@ def _write_batch(
                 problems = list(problems)
                 result = _ingest_isolating_bad_records(run, entity, mapped, problems, ahead)
                 result.unchanged += len(payloads) - len(changed)
-                ImportProblem.objects.bulk_create(problems)
+                problems_record(problems, run=run)
                 _update_run(
                     run, part, result=result, processed=len(payloads), problems=len(problems),
                     after=after, total=total,
@@ -871,6 +872,53 @@ def _problem(run: ImportRun, payload, error: str) -> ImportProblem:
     )
 
 
+def _look_up_institutions(run: ImportRun) -> None:
+    """Fill the homepages and RORs of the institutions the run saw (never fails the run)."""
+    from publications.institutions import institutions_look_up
+
+    try:
+        institutions_look_up(run=run)
+    except DatabaseError:
+        raise
+    except Exception:
+        logger.exception("Run %s: looking up its institutions failed", run.pk)
+
+
+def problems_record(problems: list[ImportProblem], *, run: ImportRun | None) -> None:
+    """Keep ``problems``: a bad record already open counts once more, others are added.
+
+    Importing the same file twice thus leaves one open problem per bad record,
+    with how many times it was seen and the run that saw it last.
+    """
+    now = timezone.now()
+    fresh: dict[str, ImportProblem] = {}
+    for problem in problems:
+        problem.fingerprint = problem.fingerprint or quarantine.fingerprint(
+            problem.source, problem.external_id, problem.payload, problem.raw_payload
+        )
+        problem.last_run, problem.last_seen_at = run, now
+        if problem.fingerprint in fresh:
+            fresh[problem.fingerprint].seen_count += 1
+        else:
+            fresh[problem.fingerprint] = problem
+    if not fresh:
+        return
+    open_ones = ImportProblem.objects.select_for_update().filter(
+        status=ImportProblem.Status.OPEN, fingerprint__in=list(fresh)
+    )
+    for known in open_ones:
+        seen = fresh.pop(known.fingerprint)
+        known.seen_count += seen.seen_count
+        known.last_run, known.last_seen_at = run, now
+        known.error, known.payload, known.raw_payload = seen.error, seen.payload, seen.raw_payload
+        known.save(
+            update_fields=["seen_count", "last_run", "last_seen_at", "error", "payload",
+                           "raw_payload"]
+        )  # fmt: skip
+    # Another process may add the same problem meanwhile: its row stands for both.
+    ImportProblem.objects.bulk_create(list(fresh.values()), ignore_conflicts=True)
+
+
 def _map_all(run: ImportRun, entity: str, payloads: list, pause=None):
     mapper = _mapper(entity)
     mapped, problems = [], []
@@ -952,12 +1000,17 @@ def _record_source_error(run: ImportRun, error: SourceError, part: Part = WHOLE)
     status = f" (HTTP {error.status})" if error.status and "HTTP" not in str(error) else ""
     raw, note = quarantine.storable_text(error.body or "")
     with transaction.atomic():
-        ImportProblem.objects.create(
+        problem = ImportProblem(
             run=run,
             source=run.source if run.source in {Source.OPENALEX, Source.ARXIV} else Source.OPENALEX,
             raw_payload=raw,
             error=quarantine.with_note(f"{error}{status}", note, raw),
         )
+        # A line of a recorded file that cannot be read is known by what it holds, wherever
+        # it stood; an error answer (or a file that cannot be read at all) by its error too.
+        by_error = "" if error.status is None and raw else problem.error
+        problem.fingerprint = quarantine.fingerprint(problem.source, "", None, raw, error=by_error)
+        problems_record([problem], run=run)
         after = Position(error.resume_at) if error.resume_at is not None else None
         with suppress(RunCancelled):  # the problem is kept all the same
             _update_run(run, part, problems=1, after=after)

@@ -619,9 +619,31 @@ class ImportProblem(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     resolved_at = models.DateTimeField(null=True, blank=True)
+    # Which bad record this is (publications.quarantine.fingerprint): meeting it again,
+    # in this run or a later one, counts on its open problem instead of adding a row.
+    fingerprint = models.CharField(max_length=64, blank=True, editable=False)
+    seen_count = models.PositiveIntegerField(
+        "times seen", default=1, help_text="How many times imports met this bad record."
+    )
+    last_run = models.ForeignKey(
+        ImportRun,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="The run that last met this bad record.",
+    )
+    last_seen_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["fingerprint"],
+                condition=Q(status="open") & ~Q(fingerprint=""),
+                name="import_problem_open_once",
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.source} {self.external_id or '?'}: {self.error[:60]}"

@@ -11,6 +11,7 @@ either form back.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 
@@ -84,3 +85,18 @@ def kept_payload(payload, raw_payload: str):
     except ValueError:
         return None
     return found if isinstance(found, dict | list) else None
+
+
+def fingerprint(source: str, external_id: str, payload, raw_payload: str, error: str = "") -> str:
+    """Which bad record a problem is about, so meeting it again finds its open problem.
+
+    A record with an id is known by it (whatever went wrong with it this time),
+    one without (an unreadable line) by what it holds, wherever it stood. An error
+    answer is known by its error and body: give ``error`` for those only.
+    """
+    if external_id:
+        key = f"{source}\0id\0{external_id}"
+    else:
+        body = raw_payload or json.dumps(payload, sort_keys=True, default=str)
+        key = f"{source}\0body\0{error}\0{body}"
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()

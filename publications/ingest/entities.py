@@ -74,16 +74,30 @@ def _read_institutions(by_openalex: set[str], by_ror: set[str]) -> dict[str, Ins
 
 
 def _fill_institution_homepages(found: dict[str, Institution], wanted: dict) -> None:
-    """An institution entity brings its homepage; authorships do not. Fill it when it arrives."""
+    """An institution entity brings its homepage, and a ROR an authorship may lack: fill them."""
+    taken = _rors_taken({r.ror for r in wanted.values() if r.ror})
     changed = []
     for key, inst in found.items():
         ref = wanted.get(key)
-        if ref and ref.homepage_url and not inst.homepage_url:
+        if ref is None:
+            continue
+        before = (inst.homepage_url, inst.ror)
+        if ref.homepage_url and not inst.homepage_url:
             inst.homepage_url = ref.homepage_url[:500]
-            inst.homepage_domain = _domain(ref.homepage_url)
+        if ref.ror and not inst.ror and ref.ror not in taken:
+            inst.ror = ref.ror
+            taken.add(ref.ror)
+        if (inst.homepage_url, inst.ror) != before:
+            inst.homepage_domain = _domain(inst.homepage_url)
             changed.append(inst)
     if changed:
-        Institution.objects.bulk_update(changed, ["homepage_url", "homepage_domain"])
+        Institution.objects.bulk_update(changed, ["homepage_url", "homepage_domain", "ror"])
+
+
+def _rors_taken(rors: set[str]) -> set[str]:
+    if not rors:
+        return set()
+    return set(Institution.objects.filter(present_in("ror", rors)).values_list("ror", flat=True))
 
 
 def venue_key(ref: VenueRef) -> str:
