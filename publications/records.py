@@ -118,6 +118,8 @@ class WorkRecord:
     cited_by_count: int | None = None  # None: the source did not say
     counts_by_year: list[dict] = field(default_factory=list)  # [{"year", "cited_by_count"}]
     authors: list[AuthorRef] = field(default_factory=list)
+    # The source lists only some of the authors (OpenAlex ``is_authors_truncated``).
+    authors_truncated: bool = False
     topics: list[TopicRef] = field(default_factory=list)
     grants: list[GrantRef] = field(default_factory=list)
     # Values the source gave that were not kept, and why: {"pdf_url": "not an http(s) address"}.

@@ -46,6 +46,7 @@ FIELDS = {
     "is_retracted": "is_retracted",
     "cited_by_count": "cited_by_count",
     "counts_by_year": "counts_by_year",
+    "authors_truncated": "authors_truncated",
 }
 
 TRUSTED = {
@@ -53,6 +54,7 @@ TRUSTED = {
         "title", "type", "language", "publication_date", "publication_year",
         "source_created_date", "doi", "openalex_id", "pmid", "license", "is_open_access",
         "is_retracted", "cited_by_count", "counts_by_year", "landing_url", "venue",
+        "authors_truncated",
     },
     "arxiv": {"abstract", "arxiv_id", "arxiv_primary_category", "comments", "journal_ref"},
 }  # fmt: skip

@@ -277,6 +277,7 @@ def _work_record(payload: dict, work_id: str, title: str) -> WorkRecord:
         cited_by_count=_int(payload.get("cited_by_count")),
         counts_by_year=_counts_by_year(payload.get("counts_by_year")),
         authors=_authors(payload),
+        authors_truncated=payload.get("is_authors_truncated") is True,
         topics=_work_topics(payload),
         grants=_grants(payload),
         dropped=dropped,

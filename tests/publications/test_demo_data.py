@@ -283,3 +283,27 @@ def test_the_first_screen_shows_the_seed_researchers_once(demo_twice, client):
     cards = re.findall(r'class="card-title"[^>]*>([^<]+)<', researchers)
     assert set(cards[:2]) == {"Gennady Pekhimenko", "Amar Phanishayee"}
     assert len(cards) == len(set(cards))
+
+
+def test_a_list_the_seed_ends_in_et_al_is_marked_truncated(works):
+    for work in works["results"]:
+        positions = {a["author_position"] for a in work["authorships"]}
+        seed_002 = "publication_date" in work and work["authorships"]
+        expected = bool(seed_002) and "last" not in positions
+        assert work.get("is_authors_truncated", False) is expected, work["title"]
+
+
+def test_bylines_say_et_al_where_the_seed_does(demo_twice, client):
+    from publications.models import Author, Work
+
+    blink = Work.objects.get(title__startswith="Blink")
+    forecasting = Work.objects.get(title__startswith="Forecasting GPU Performance")
+    assert blink.authors_truncated and not forecasting.authors_truncated
+    assert "authors-truncated" in client.get(blink.get_absolute_url()).content.decode()
+    assert "authors-truncated" not in client.get(forecasting.get_absolute_url()).content.decode()
+    amar = Author.objects.visible().get(display_name="Amar Phanishayee")
+    page = client.get(amar.get_absolute_url()).content.decode()
+    assert (
+        page.count("authors-truncated")
+        == Work.objects.filter(authors_truncated=True).count()
+    )
