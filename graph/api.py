@@ -28,7 +28,10 @@ class GraphQuerySerializer(serializers.Serializer):
     year_from = serializers.IntegerField(required=False, min_value=1000, max_value=2100)
     year_to = serializers.IntegerField(required=False, min_value=1000, max_value=2100)
     min_joint = serializers.IntegerField(
-        required=False, min_value=1, max_value=MAX_MIN_JOINT, help_text="Fewest joint works."
+        required=False,
+        min_value=1,
+        max_value=MAX_MIN_JOINT,
+        help_text="Fewest joint works (default 2: close collaborators, as the researcher card).",
     )
 
     def validate_kinds(self, value: str) -> tuple[str, ...]:
@@ -107,7 +110,7 @@ class AuthorGraphView(APIView):
             kinds=data.get("kinds") or neighbourhood.KINDS,
             year_from=data.get("year_from"),
             year_to=data.get("year_to"),
-            min_joint=data.get("min_joint") or 1,
+            min_joint=data.get("min_joint") or neighbourhood.CLOSE_COLLABORATOR_MIN_WORKS,
         )
         limits = neighbourhood.EXPLORER if data["scope"] == "explorer" else neighbourhood.SLICE
         hood = neighbourhood.build(author, limits=limits, filters=filters)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django import forms
 
-from graph.neighbourhood import KIND_LABELS, KINDS, Filters
+from graph.neighbourhood import CLOSE_COLLABORATOR_MIN_WORKS, KIND_LABELS, KINDS, Filters
 from publications.search import YearRangeForm
 
 MAX_MIN_JOINT = 1000
@@ -32,5 +32,5 @@ class GraphFilterForm(YearRangeForm):
             kinds=tuple(data.get("kinds") or KINDS),
             year_from=data.get("year_from"),
             year_to=data.get("year_to"),
-            min_joint=data.get("min_joint") or 1,
+            min_joint=data.get("min_joint") or CLOSE_COLLABORATOR_MIN_WORKS,
         )

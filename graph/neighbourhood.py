@@ -5,7 +5,9 @@ graph), then laid out with a seeded networkx layout so the same data always
 gives the same picture:
 
 1. close collaborators: the strongest co-author edges (joint works, then the
-   most recent), optionally within a year range and above a minimum of joint works;
+   most recent) of co-authors with at least ``CLOSE_COLLABORATOR_MIN_WORKS`` joint
+   works (the researcher card counts the same people), optionally within a year
+   range and with another minimum of joint works;
 2. the strongest links among those collaborators;
 3. for the explorer, a second hop: each of the closest collaborators' own
    strongest collaborators;
@@ -27,6 +29,7 @@ from django.db.models import F, Q
 from django.urls import reverse
 
 from graph.models import CoauthorEdge
+from publications.metrics import CLOSE_COLLABORATOR_MIN_WORKS
 from publications.models import Author, Authorship, Work
 
 PERSON, PAPER, TOPIC, INSTITUTION = "person", "paper", "topic", "institution"
@@ -76,7 +79,9 @@ class Filters:
     kinds: tuple[str, ...] = KINDS
     year_from: int | None = None
     year_to: int | None = None
-    min_joint: int = 1
+    # Close collaborators are co-authors of at least this many joint works, on the
+    # researcher card and in the graph alike; a visitor may ask for fewer.
+    min_joint: int = CLOSE_COLLABORATOR_MIN_WORKS
 
 
 @dataclass

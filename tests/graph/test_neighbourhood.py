@@ -3,12 +3,20 @@
 import pytest
 
 from graph import neighbourhood, svg
-from graph.neighbourhood import EXPLORER, SLICE, Filters, build
+from graph.neighbourhood import EXPLORER, SLICE, Filters
 from publications.models import Author, AuthorMetrics
 from tests.factories import AuthorFactory, WorkFactory
 from tests.graph.conftest import link
 
 pytestmark = pytest.mark.django_db
+
+
+EVERY_COAUTHOR = Filters(min_joint=1)
+
+
+def build(author, *, limits=SLICE, filters=EVERY_COAUTHOR):
+    """The neighbourhood with every co-author in it (the known graph has many with one work)."""
+    return neighbourhood.build(author, limits=limits, filters=filters)
 
 
 def people(hood) -> dict[str, float]:
@@ -23,6 +31,13 @@ def ada_of(known) -> Author:
     return Author.objects.select_related("metrics", "last_known_institution").get(
         pk=known.pk("ada")
     )
+
+
+def test_by_default_only_close_collaborators_are_drawn(known):
+    """Close collaborators mean what the researcher card counts: two or more joint works."""
+    ada = ada_of(known)
+    hood = neighbourhood.build(ada)
+    assert people(hood) == {"Ada Example": 2, "Bob Example": 2}
 
 
 def test_close_collaborators_with_their_joint_works(known):
@@ -69,11 +84,11 @@ def test_topics_from_the_metrics_row_and_the_shared_institution(known):
 def test_filters_by_minimum_joint_works_years_and_kinds(known):
     ada = ada_of(known)
     assert set(people(build(ada, filters=Filters(min_joint=2)))) == {"Ada Example", "Bob Example"}
-    assert set(people(build(ada, filters=Filters(year_from=2020)))) == {
+    assert set(people(build(ada, filters=Filters(year_from=2020, min_joint=1)))) == {
         "Ada Example",
         "Dee Example",
     }
-    only_people = build(ada, filters=Filters(kinds=("person",)))
+    only_people = build(ada, filters=Filters(kinds=("person",), min_joint=1))
     assert {n.kind for n in only_people.nodes} == {"person"}
 
 

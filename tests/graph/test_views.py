@@ -50,7 +50,8 @@ def test_the_slice_is_built_once_then_served_from_the_cache(
 def test_new_works_invalidate_the_cached_slice(client, known):
     assert "Gus Example" not in client.get(slice_url(known.pk("ada"))).content.decode()
     gus = AuthorFactory(display_name="Gus Example")
-    link(WorkFactory(title="With Gus", publication_year=2025), [known.people["ada"], gus])
+    for title in ("With Gus", "With Gus again"):  # two joint works: a close collaborator
+        link(WorkFactory(title=title, publication_year=2025), [known.people["ada"], gus])
     authors_changed.send(sender=None, author_ids=[known.pk("ada"), gus.pk])
     assert "Gus Example" in client.get(slice_url(known.pk("ada"))).content.decode()
 
@@ -138,7 +139,10 @@ def test_bad_explorer_filters_say_what_is_wrong(client, known):
 
 
 def test_the_api_returns_nodes_and_edges(client, known):
-    body = client.get(reverse("api:author-graph", args=[known.pk("ada")])).json()
+    url = reverse("api:author-graph", args=[known.pk("ada")])
+    close = {n["label"] for n in client.get(url).json()["nodes"] if n["kind"] == "person"}
+    assert close == {"Ada Example", "Bob Example"}  # two or more joint works, as the card
+    body = client.get(url + "?min_joint=1").json()
     labels = {n["label"] for n in body["nodes"]}
     assert {"Ada Example", "Bob Example", "Cy Example", "Dee Example"} <= labels
     assert "Eve Example" not in labels
