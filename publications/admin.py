@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import json
 
+from django.conf import settings
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Case, Count, Exists, IntegerField, OuterRef, Value, When
 from django.db.models.functions import Cast
-from django.http import HttpResponseRedirect
+from django.http import HttpResponseRedirect, JsonResponse
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
@@ -24,7 +25,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
 
-from publications import curation, curation_pages, models
+from publications import curation, curation_pages, models, uploads
 from publications.forms import KIND_ROWS, AuthorSplitForm, ImportRunForm
 from publications.permissions import ADD, admin_allows
 
@@ -430,6 +431,47 @@ class SourceRecordAdmin(admin.ModelAdmin):
 
 # Import runs ------------------------------------------------------------------
 
+RUN_ACTIVE = {
+    models.ImportRun.Status.WAITING,
+    models.ImportRun.Status.QUEUED,
+    models.ImportRun.Status.RUNNING,
+}
+
+
+BAR = mark_safe('data-progress="bar" aria-label="Import progress"')
+
+
+def progress_text(run) -> str:
+    """``12 / 40 (30%)``, or the count alone while the total is unknown.
+
+    A source's total is an estimate until the run has read it all, so what is done
+    never shows above it: past it, the count stands alone.
+    """
+    if run.total and run.total >= run.processed:
+        percent = min(100, round(100 * run.processed / run.total))
+        return f"{run.processed:,} / {run.total:,} ({percent}%)"
+    if run.status == models.ImportRun.Status.SUCCEEDED:
+        return f"{run.processed:,} / {run.processed:,} (100%)"
+    return f"{run.processed:,} read"
+
+
+def progress_state(run) -> dict:
+    percent = None
+    if run.status == models.ImportRun.Status.SUCCEEDED:
+        percent = 100
+    elif run.total and run.total >= run.processed:
+        percent = min(100, round(100 * run.processed / run.total))
+    return {
+        "status": run.status,
+        "status_label": run.get_status_display(),
+        "processed": run.processed,
+        "total": run.total,
+        "percent": percent,
+        "text": progress_text(run),
+        "counters": {k: v for k, v in (run.counters or {}).items() if isinstance(v, int)},
+        "finished": run.status not in RUN_ACTIVE,
+    }
+
 
 @admin.register(models.ImportRun)
 class ImportRunAdmin(CurationAdmin):
@@ -446,11 +488,31 @@ class ImportRunAdmin(CurationAdmin):
     search_fields = ["error"]
     list_select_related = ["requested_by"]
     actions = ["retry_runs", "cancel_runs"]
-    readonly_fields = ["problems_link"]
+    readonly_fields = ["progress_now", "problems_link"]
+    fields = [
+        "progress_now",
+        "source",
+        "kind",
+        "parameters",
+        "status",
+        "processed",
+        "total",
+        "counters",
+        "error",
+        "problems_link",
+        "requested_by",
+        "created_at",
+        "started_at",
+        "finished_at",
+        "heartbeat_at",
+        "cursor",
+        "task_id",
+    ]
     change_list_template = "admin/publications/importrun/change_list.html"
-    change_form_template = "admin/publications/curation_change_form.html"
+    change_form_template = "admin/publications/importrun/change_form.html"
     curation_routes = [
         ("new/", "new_import_view", False),
+        ("<int:object_id>/progress/", "progress_view", False),
         ("<int:object_id>/retry/", "retry_view", True),
         ("<int:object_id>/cancel/", "cancel_view", True),
     ]
@@ -475,11 +537,36 @@ class ImportRunAdmin(CurationAdmin):
 
     @admin.display(description="progress")
     def progress(self, run):
-        done = f"{run.processed:,}"
-        if run.total:
-            percent = min(100, round(100 * run.processed / run.total))
-            done = f"{run.processed:,} / {run.total:,} ({percent}%)"
+        done = progress_text(run)
         return format_html('{}<div class="curation-meta">{}</div>', done, self.duration(run))
+
+    @admin.display(description="progress")
+    def progress_now(self, run):
+        """Progress that the run page keeps up to date while the run goes on."""
+        state = progress_state(run)
+        percent = state["percent"]
+        bar = (
+            format_html('<progress max="100" value="{}" {}>{}%</progress>', percent, BAR, percent)
+            if percent is not None
+            else format_html('<progress max="100" {}></progress>', BAR)  # unknown total
+        )
+        return format_html(
+            '<div class="curation-progress" data-progress-url="{}" data-finished="{}">'
+            '<span class="curation-status curation-status--{}" data-progress="status">{}</span> '
+            '{} <span data-progress="text" role="status">{}</span></div>',
+            self.curation_url("progress", run.pk),
+            "true" if state["finished"] else "false",
+            run.status,
+            state["status_label"],
+            bar,
+            state["text"],
+        )
+
+    def progress_view(self, request, object_id):
+        run = get_object_or_404(models.ImportRun, pk=object_id)
+        if not self.has_view_permission(request, run):
+            raise PermissionDenied
+        return JsonResponse(progress_state(run))
 
     @admin.display(description="counters")
     def counters_summary(self, run):
@@ -550,20 +637,23 @@ class ImportRunAdmin(CurationAdmin):
     def new_import_view(self, request):
         if not self.may_queue(request):
             raise PermissionDenied
-        form = ImportRunForm(request.POST or None)
+        form = ImportRunForm(request.POST or None, request.FILES or None)
         if request.method == "POST" and form.is_valid():
             try:
                 run = curation.import_run_create(
-                    source=form.cleaned_data["source"],
-                    kind=form.cleaned_data["kind"],
-                    parameters=form.cleaned_data["parameters"],
-                    actor=request.user,
+                    **self._import_asked_for(form), actor=request.user, background=True
                 )
             except ValidationError as exc:
                 for field, errors in exc.message_dict.items():
                     form.add_error("value" if field == "parameters" else field, errors)
             else:
-                self.message_user(request, f"Import #{run.pk} is queued.", messages.SUCCESS)
+                # No status in the message: it would be stale by the time it is read (a run
+                # can fail the moment it starts). The page shows the run's own, kept current.
+                self.message_user(
+                    request,
+                    f"Import #{run.pk} is asked for. Its status and progress are shown below.",
+                    messages.SUCCESS,
+                )
                 return HttpResponseRedirect(self.change_url(run))
         return TemplateResponse(
             request,
@@ -574,13 +664,38 @@ class ImportRunAdmin(CurationAdmin):
                 "title": "New import",
                 "form": form,
                 "kind_rows": KIND_ROWS,
+                "upload_limit": uploads.size_text(settings.IMPORT_UPLOAD_MAX_BYTES),
             },
         )
 
+    @staticmethod
+    def _import_asked_for(form: ImportRunForm) -> dict:
+        """Source, kind and parameters of the run the form asks for (an upload is stored)."""
+        data = form.cleaned_data
+        if not data.get("upload"):
+            return {
+                "source": data["source"],
+                "kind": data["kind"],
+                "parameters": data["parameters"],
+            }
+        sniffed = data["sniffed"]
+        path = uploads.upload_store(upload=data["upload"], sniffed=sniffed)
+        parameters = {
+            "paths": [str(path)],
+            "uploaded": uploads.display_name(data["upload"].name),
+            "format": sniffed.label,
+        }
+        return {
+            "source": sniffed.source,
+            "kind": models.ImportRun.Kind.FILE,
+            "parameters": parameters,
+        }
+
     def retry_view(self, request, object_id):
         run = get_object_or_404(models.ImportRun, pk=object_id)
-        success = f"Import #{run.pk} is queued again."
-        return self.decide(request, run, curation.import_run_retry, success, run=run)
+        success = f"Import #{run.pk} goes on from where it stopped."
+        retry = curation.import_run_retry
+        return self.decide(request, run, retry, success, run=run, background=True)
 
     def cancel_view(self, request, object_id):
         run = get_object_or_404(models.ImportRun, pk=object_id)

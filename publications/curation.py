@@ -763,11 +763,20 @@ def _refresh_metrics(author_ids) -> None:
 # Import runs and problems ----------------------------------------------------
 
 
-def import_run_create(*, source: str, kind: str, parameters: dict, actor: Actor) -> ImportRun:
-    """Queue an import asked for by staff (imports.import_run_create, audited)."""
+def import_run_create(
+    *, source: str, kind: str, parameters: dict, actor: Actor, background: bool = False
+) -> ImportRun:
+    """Queue an import asked for by staff (imports.import_run_create, audited).
+
+    ``background``: the caller (a page) does not wait for the run, even without a broker.
+    """
     with transaction.atomic():
         run = imports.import_run_create(
-            source=source, kind=kind, parameters=parameters, requested_by=actor
+            source=source,
+            kind=kind,
+            parameters=parameters,
+            requested_by=actor,
+            background=background,
         )
         audit_record(
             actor=actor,
@@ -801,7 +810,7 @@ def import_run_cancel(*, run: ImportRun, actor: Actor) -> ImportRun:
     return run
 
 
-def import_run_retry(*, run: ImportRun, actor: Actor) -> ImportRun:
+def import_run_retry(*, run: ImportRun, actor: Actor, background: bool = False) -> ImportRun:
     """Queue a failed or cancelled import again; it resumes from its saved cursor."""
     with transaction.atomic():
         run = ImportRun.objects.select_for_update().get(pk=run.pk)
@@ -811,7 +820,7 @@ def import_run_retry(*, run: ImportRun, actor: Actor) -> ImportRun:
                 "only failed or cancelled runs are retried."
             )
         data = {"run": run.pk, "status": run.status, "error": run.error}
-        imports.import_run_retry(run=run)
+        imports.import_run_retry(run=run, background=background)
         audit_record(actor=actor, action="import_run.retry", target=run, data=data)
     return run
 

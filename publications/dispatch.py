@@ -28,9 +28,43 @@ logger = logging.getLogger("publications")
 Status = ImportRun.Status
 
 
-def import_run_queue(*, run: ImportRun) -> None:
-    """Send ``run`` to a worker once the transaction commits."""
-    transaction.on_commit(lambda: import_run_send(run_id=run.pk))
+def import_run_queue(*, run: ImportRun, background: bool = False) -> None:
+    """Send ``run`` to a worker once the transaction commits.
+
+    ``background``: the caller must not wait for the run (a page that asked for it).
+    With a broker that changes nothing; in the embedded run (tasks inline) the run
+    is carried out in a thread of this process, see ``import_run_start_here``.
+    """
+    from config.celery import app
+
+    if background and app.conf.task_always_eager:
+        transaction.on_commit(lambda: import_run_start_here(run_id=run.pk))
+    else:
+        transaction.on_commit(lambda: import_run_send(run_id=run.pk))
+
+
+def import_run_start_here(*, run_id: int) -> threading.Thread:
+    """Carry a run out in a thread of this process, for the embedded run without a broker.
+
+    A thread rather than work after the response: Django has no hook that runs once a
+    response is sent, and the page that asked must return at once and then show the
+    run's progress, which the run writes batch by batch. The thread writes the run's
+    heartbeat like a worker, so a run whose process stopped is found stalled.
+    """
+    from publications import imports
+
+    def work() -> None:
+        try:
+            with heartbeat(run_id):
+                imports.import_run_execute(run_id=run_id)
+        except Exception:  # recorded on the run by import_run_execute
+            logger.exception("Import run %s stopped with an error", run_id)
+        finally:
+            connections.close_all()  # this thread's own connections
+
+    thread = threading.Thread(target=work, name=f"import-run-{run_id}", daemon=True)
+    thread.start()
+    return thread
 
 
 def import_run_send(*, run_id: int) -> bool:

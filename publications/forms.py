@@ -16,6 +16,7 @@ from publications.identifiers import (
 )
 from publications.imports import KINDS
 from publications.models import Source
+from publications.uploads import check_size, sniff
 
 # What the "value" box holds for each kind of import (shown beside the form).
 KIND_HELP = {
@@ -119,18 +120,43 @@ PARSERS = {
 
 
 class ImportRunForm(forms.Form):
-    """Source, kind and one value; ``cleaned_data["parameters"]`` is what the run is given."""
+    """Source, kind and one value, or an uploaded recorded file.
+
+    ``cleaned_data["parameters"]`` is what a run from the source is given; an
+    accepted upload is in ``cleaned_data["upload"]`` with what it was sniffed to be
+    (``cleaned_data["sniffed"]``), to be stored by the view.
+    """
 
     source = forms.ChoiceField(choices=SOURCE_CHOICES)
     kind = forms.ChoiceField(choices=KIND_CHOICES)
     value = forms.CharField(
+        required=False,
         widget=forms.Textarea(attrs={"rows": 4, "cols": 60}),
         help_text="See the table for what each kind of import takes.",
     )
+    upload = forms.FileField(
+        required=False,
+        label="Or a recorded file",
+        help_text=(
+            "OpenAlex JSON (one entity or a list page), snapshot JSON Lines or an arXiv "
+            "Atom feed, gzipped or not. Source and kind then come from the file."
+        ),
+    )
+
+    def clean_upload(self):
+        upload = self.cleaned_data.get("upload")
+        if upload:
+            check_size(upload)
+            self.cleaned_data["sniffed"] = sniff(upload)
+        return upload
 
     def clean(self):
         data = super().clean()
+        if data.get("upload") or self.has_error("upload"):
+            return data  # a file says what it is; the value box is not read
         source, kind, value = data.get("source"), data.get("kind"), data.get("value")
+        if not value:
+            self.add_error("value", "Enter what to import, or choose a recorded file.")
         if source and kind and kind not in KINDS[source]:
             names = ", ".join(KIND_HELP[k][0] for k in KIND_HELP if k in KINDS[source])
             self.add_error("kind", f"{dict(SOURCE_CHOICES)[source]} imports take: {names}.")

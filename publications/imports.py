@@ -31,6 +31,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import DatabaseError, connection, transaction
+from django.db.models import F
 from django.utils import timezone
 
 from publications import quarantine, signals
@@ -108,22 +109,29 @@ def _validate(source: str, kind: str, parameters: dict) -> None:
 
 
 def import_run_create(
-    *, source: str, kind: str, parameters: dict, requested_by=None, queue: bool = True
+    *,
+    source: str,
+    kind: str,
+    parameters: dict,
+    requested_by=None,
+    queue: bool = True,
+    background: bool = False,
 ) -> ImportRun:
-    """Record an import and queue it once the transaction commits."""
+    """Record an import and queue it once the transaction commits (see ``import_run_queue``)."""
     _validate(source, kind, parameters)
     run = ImportRun.objects.create(
         source=source, kind=kind, parameters=parameters, requested_by=requested_by
     )
     if queue:
-        import_run_queue(run=run)
+        import_run_queue(run=run, background=background)
     return run
 
 
-def import_run_queue(*, run: ImportRun) -> None:
+def import_run_queue(*, run: ImportRun, background: bool = False) -> None:
+    """``background``: the caller returns at once, even without a broker."""
     from publications import dispatch
 
-    dispatch.import_run_queue(run=run)
+    dispatch.import_run_queue(run=run, background=background)
 
 
 # Carrying a run out ----------------------------------------------------------
@@ -215,9 +223,12 @@ def _file_pages(paths: list[str], at, part: Part = WHOLE) -> Iterator[Page | Sou
             here = 0 if item.payloads else here
             if records < skip or (item.payloads and records == skip):
                 continue  # written before the stop
+            # A recorded list page's count is its query's, not the file's: the run's
+            # total is what this page holds on top of what the files before it held.
+            total = records if item.total is not None else None
             cut = max(skip - before, 0)
             item.payloads, done = item.payloads[cut:], before + cut
-            for chunk in _chunks(item):
+            for chunk in _chunks(item, total):
                 index += 1
                 done += len(chunk.payloads)
                 if index > skip_batches:
@@ -225,10 +236,10 @@ def _file_pages(paths: list[str], at, part: Part = WHOLE) -> Iterator[Page | Sou
                     yield chunk
 
 
-def _chunks(page: Page) -> Iterator[Page]:
+def _chunks(page: Page, total: int | None) -> Iterator[Page]:
     size = settings.IMPORT_BATCH_SIZE
     for start in range(0, max(len(page.payloads), 1), size):
-        yield Page(page.entity, page.payloads[start : start + size], page.next_cursor, page.total)
+        yield Page(page.entity, page.payloads[start : start + size], page.next_cursor, total)
 
 
 def import_run_execute(*, run_id: int, progress: Callable | None = None) -> ImportRun:
@@ -804,11 +815,15 @@ def _update_run(
         counters["updated"] += result.updated
         counters["unchanged"] += result.unchanged
     counters["problems"] += problems
+    processed += row["processed"]
+    total = row["total"] if total is None else total
     values = {
         "counters": counters,
-        "processed": row["processed"] + processed,
+        "processed": processed,
         "cursor": row["cursor"] if after is None else part.cursor(row["cursor"], after),
-        "total": row["total"] if total is None else total,
+        # A source's count covers one step of a run (one DOI, an author's works after the
+        # author, one file) and can drift while it is read: never less than what is done.
+        "total": None if total is None else max(total, processed),
         "heartbeat_at": timezone.now(),  # the worker is alive (see ``dispatch``)
     }
     ImportRun.objects.filter(pk=run.pk).update(**values)
@@ -831,6 +846,9 @@ def _finish(run: ImportRun, status: str, error: str = "") -> None:
     run.error = error
     run.finished_at = timezone.now()
     run.save(update_fields=["status", "error", "finished_at"])
+    if status == ImportRun.Status.SUCCEEDED:  # the whole source was read: done is the total
+        ImportRun.objects.filter(pk=run.pk).update(total=F("processed"))
+        run.refresh_from_db(fields=["processed", "total"])
 
 
 # Mapping and quarantine ------------------------------------------------------
@@ -1021,11 +1039,11 @@ def import_run_cancel(*, run: ImportRun) -> None:
         _finish(run, ImportRun.Status.CANCELLED, "Cancelled by staff.")
 
 
-def import_run_retry(*, run: ImportRun) -> ImportRun:
+def import_run_retry(*, run: ImportRun, background: bool = False) -> ImportRun:
     """Queue a failed or cancelled run again; it resumes from its saved cursor."""
     run.status = ImportRun.Status.QUEUED
     run.finished_at = None
     run.error = ""
     run.save(update_fields=["status", "finished_at", "error"])
-    import_run_queue(run=run)
+    import_run_queue(run=run, background=background)
     return run

@@ -508,7 +508,7 @@ def test_new_import_form_shows_errors_for_bad_values(staff_client):
     url = admin("importrun_new_import")
     page = staff_client.get(url)
     assert page.status_code == 200
-    assert b"Queue the import" in page.content
+    assert b"Start the import" in page.content
 
     wrong_kind = staff_client.post(url, {"source": "openalex", "kind": "ids", "value": "x"})
     assert "OpenAlex imports take" in wrong_kind.content.decode()
@@ -539,7 +539,9 @@ def test_new_import_form_queues_a_run(staff_client, staff, django_capture_on_com
     assert len(callbacks) == 1  # queued for the worker, not run here
     assert AuditEvent.objects.get().action == "import_run.create"
     page = staff_client.get(response.url)
-    assert f"Import #{run.pk} is queued." in page.content.decode()
+    text = page.content.decode()
+    assert f"Import #{run.pk} is asked for. Its status and progress are shown below." in text
+    assert 'data-progress="status">Queued</span>' in text
 
 
 def test_import_run_list_shows_progress_duration_and_error(
