@@ -6,17 +6,19 @@ with the batch size. The caller owns the transaction (one per batch).
 
 from __future__ import annotations
 
+import hashlib
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from django.db import IntegrityError, models, transaction
+from django.db import IntegrityError, connection, models, transaction
 from django.db.models import Q
 from django.utils import timezone
 
 from publications.ingest import entities
 from publications.ingest.authors import AuthorResolver, Constraints, Item, Resolved
+from publications.ingest.citations import write_citations
 from publications.ingest.hashing import Hashed, content_hash
 from publications.ingest.lookups import Stored, same_values, stored_records
 from publications.ingest.merge import UPDATE_FIELDS, apply_record, apply_venue, new_work
@@ -148,6 +150,7 @@ class WorkBatch:
             self._write_topics(pending)
             self._write_grants(pending)
             self._write_source_records(pending)
+            self._write_citations(pending)
             self._write_merge_candidates()
             if later:
                 # Records of a work that an earlier record of this batch writes are written
@@ -258,6 +261,7 @@ class WorkBatch:
         titles = {p.work.normalized_title for p in fresh if p.work.normalized_title}
         if not titles:
             return
+        _hold_titles(titles)
         candidates = defaultdict(list)
         if on_postgresql():
             matches = Work.objects.filter(
@@ -436,6 +440,21 @@ class WorkBatch:
         insert_rows(SourceRecord, SOURCE_RECORD_FIELDS, new)
         SourceRecord.objects.bulk_update(
             changed, ["payload", "content_hash", "fetched_at", "work", "import_run"]
+        )
+
+    def _write_citations(self, pending: list[Pending]) -> None:
+        """Reference lists and arrivals; a cited work whose citations changed is "touched"."""
+        arrived = {p.work.openalex_id for p in pending if p.work.openalex_id}
+        arrived |= {p.record.openalex_id for p in pending if p.record.openalex_id}
+        touched = write_citations([(p.work.pk, p.record) for p in pending], arrived)
+        if not touched:
+            return
+        # Their authors' site citation counts, similar works and followers' alerts follow.
+        self.result.work_ids |= touched
+        self.result.author_ids |= set(
+            Authorship.objects.filter(any_of("work_id", touched))
+            .values_list("author_id", flat=True)
+            .distinct()
         )
 
     def _write_merge_candidates(self) -> None:
@@ -619,6 +638,31 @@ class _AuthorshipWriter:
             changed.append(author)
         if changed:
             Author.objects.bulk_update(changed, ["last_known_institution"])
+
+
+def _title_key(title: str) -> int:
+    """A signed 64-bit key for ``title`` (PostgreSQL's one-key advisory locks)."""
+    digest = hashlib.blake2b(title.encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
+
+
+def _hold_titles(titles: set[str]) -> None:
+    """Hold ``titles`` until the batch's transaction ends (PostgreSQL).
+
+    A title is matched only against committed works, so two writers (the parts of
+    a run, or two runs) creating works of one title at once would each miss the
+    other's and keep two works where one writer merges them. The second writer
+    waits here until the first commits, then sees its work. Keys are taken in
+    order, so writers never wait on each other in a circle for them; a deadlock
+    with other locks is written again whole (``imports._write_batch``).
+    """
+    if not on_postgresql():
+        return
+    keys = sorted({_title_key(title) for title in titles})
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(pg_advisory_xact_lock(key)) FROM unnest(%s::bigint[]) AS key", [keys]
+        )
 
 
 def _follow_work_merges(works: list[Work]) -> list[tuple[Work, Work]]:
