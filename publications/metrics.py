@@ -15,7 +15,14 @@ from django.db.models import Count
 from django.utils import timezone
 from django.utils.text import slugify
 
-from publications.models import Author, AuthorInstitution, AuthorMetrics, Authorship, WorkTopic
+from publications.models import (
+    Author,
+    AuthorInstitution,
+    AuthorMetrics,
+    Authorship,
+    Citation,
+    WorkTopic,
+)
 
 AI_ARXIV_CATEGORIES = {"cs.AI", "cs.LG", "cs.CL", "cs.CV", "cs.NE", "cs.IR", "cs.RO", "stat.ML"}
 AI_SUBFIELDS = {"Artificial Intelligence", "Computer Vision and Pattern Recognition"}
@@ -27,6 +34,7 @@ METRIC_FIELDS = [
     "close_collaborators_count", "primary_category", "ai_score", "novelty", "first_year",
     "last_year",
     "computed_at", "followers_count", "collaborators_top", "topics_top", "institutions_list",
+    "site_citations",
 ]  # fmt: skip
 
 
@@ -229,6 +237,7 @@ class Batch:
     coauthor_names: dict[int, str]
     authors: dict[int, AuthorFacts]
     now: datetime
+    site_citations: dict[int, int] = field(default_factory=dict)
 
 
 def _metrics_for(author_id: int, work_ids: set[int], batch: Batch) -> AuthorMetrics:
@@ -256,7 +265,21 @@ def _metrics_for(author_id: int, work_ids: set[int], batch: Batch) -> AuthorMetr
         first_year=min(years) if years else None,
         last_year=max(years) if years else None,
         computed_at=now,
+        site_citations=batch.site_citations.get(author_id, 0),
     )
+
+
+def site_citations(author_ids: list[int]) -> dict[int, int]:
+    """Citations of each author's works by works we hold (one query for all the authors)."""
+    rows = (
+        Citation.objects.filter(
+            cited__authorships__author_id__in=author_ids, citing__merged_into__isnull=True
+        )
+        .values_list("cited__authorships__author_id")
+        .annotate(n=Count("pk"))
+        .order_by()
+    )
+    return dict(rows)
 
 
 def author_metrics_refresh(*, author_ids: Iterable[int]) -> int:
@@ -274,6 +297,7 @@ def author_metrics_refresh(*, author_ids: Iterable[int]) -> int:
         coauthor_names=_names(coauthors),
         authors=_load_author_facts(ids),
         now=timezone.now(),
+        site_citations=site_citations(ids),
     )
     rows = [_metrics_for(a, by_author.get(a, set()), batch) for a in ids]
     _set_novelty(rows)

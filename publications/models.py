@@ -212,6 +212,8 @@ class AuthorMetrics(models.Model):
     h_index = models.PositiveIntegerField(default=0)
     i10_index = models.PositiveIntegerField(default=0)
     citations_by_year = JSONField(default=dict, blank=True)
+    # Citations of the author's works by works we hold (publications.Citation).
+    site_citations = models.PositiveIntegerField(default=0)
     topics_count = models.PositiveIntegerField(default=0)
     close_collaborators_count = models.PositiveIntegerField(default=0)
     followers_count = models.PositiveIntegerField(default=0)
@@ -461,6 +463,45 @@ class Grant(models.Model):
 
     def __str__(self) -> str:
         return f"{self.funder} {self.award_id}".strip()
+
+
+class Citation(models.Model):
+    """One work's reference to another, kept by the cited work's OpenAlex id.
+
+    ``cited`` is set once we hold that work (in either order of import) and stays
+    empty while we do not. ``citing_openalex_id`` names the OpenAlex record that
+    lists the reference, so re-importing that record replaces exactly its links.
+    """
+
+    citing = models.ForeignKey(
+        Work, on_delete=models.CASCADE, related_name="references", db_index=False
+    )
+    citing_openalex_id = models.CharField(max_length=32)
+    cited_openalex_id = models.CharField(max_length=32, db_index=True)
+    cited = models.ForeignKey(
+        Work,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="citations_received",
+        db_index=False,
+    )
+    # When both ends were first held here: what follower alerts call a new citation.
+    linked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["citing_openalex_id", "cited_openalex_id"], name="citation_once"
+            )
+        ]
+        indexes = [
+            models.Index(fields=["citing", "cited"], name="citation_citing_idx"),
+            models.Index(fields=["cited", "citing"], name="citation_cited_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.citing_id} cites {self.cited_openalex_id}"
 
 
 class WorkSimilarity(models.Model):

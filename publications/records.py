@@ -122,6 +122,8 @@ class WorkRecord:
     authors_truncated: bool = False
     topics: list[TopicRef] = field(default_factory=list)
     grants: list[GrantRef] = field(default_factory=list)
+    # OpenAlex W ids this work cites; None: the source did not say (existing links are kept).
+    referenced_works: list[str] | None = None
     # Values the source gave that were not kept, and why: {"pdf_url": "not an http(s) address"}.
     dropped: dict[str, str] = field(default_factory=dict)
 

@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from publications.ingest import entities
 from publications.ingest.authors import AuthorResolver, Constraints, Item, Resolved
+from publications.ingest.citations import write_citations
 from publications.ingest.hashing import Hashed, content_hash
 from publications.ingest.lookups import Stored, same_values, stored_records
 from publications.ingest.merge import UPDATE_FIELDS, apply_record, apply_venue, new_work
@@ -149,6 +150,7 @@ class WorkBatch:
             self._write_topics(pending)
             self._write_grants(pending)
             self._write_source_records(pending)
+            self._write_citations(pending)
             self._write_merge_candidates()
             if later:
                 # Records of a work that an earlier record of this batch writes are written
@@ -438,6 +440,21 @@ class WorkBatch:
         insert_rows(SourceRecord, SOURCE_RECORD_FIELDS, new)
         SourceRecord.objects.bulk_update(
             changed, ["payload", "content_hash", "fetched_at", "work", "import_run"]
+        )
+
+    def _write_citations(self, pending: list[Pending]) -> None:
+        """Reference lists and arrivals; a cited work whose citations changed is "touched"."""
+        arrived = {p.work.openalex_id for p in pending if p.work.openalex_id}
+        arrived |= {p.record.openalex_id for p in pending if p.record.openalex_id}
+        touched = write_citations([(p.work.pk, p.record) for p in pending], arrived)
+        if not touched:
+            return
+        # Their authors' site citation counts, similar works and followers' alerts follow.
+        self.result.work_ids |= touched
+        self.result.author_ids |= set(
+            Authorship.objects.filter(any_of("work_id", touched))
+            .values_list("author_id", flat=True)
+            .distinct()
         )
 
     def _write_merge_candidates(self) -> None:

@@ -68,6 +68,8 @@ AUTHOR_BATCH = 50
 MAX_RETRIES = 5
 RETRY_BACKOFF = 0.5
 RETRY_HTTP_CODES = [429, 500, 502, 503, 504]
+OPENALEX_ID_MAX = 32  # the column every OpenAlex id is kept in
+REFERENCES_MAX = 10_000  # the longest reference lists at OpenAlex hold a few thousand
 ERROR_MESSAGE_LIMIT = 300  # OpenAlex's 400 message lists every valid field (4 kB)
 
 # Work.Type values; OpenAlex types first, then the Crossref types of older records.
@@ -280,8 +282,33 @@ def _work_record(payload: dict, work_id: str, title: str) -> WorkRecord:
         authors_truncated=payload.get("is_authors_truncated") is True,
         topics=_work_topics(payload),
         grants=_grants(payload),
+        referenced_works=_referenced_works(payload.get("referenced_works"), work_id, dropped),
         dropped=dropped,
     )
+
+
+def _work_id(value: object) -> str | None:
+    found = short_id(value, "W")
+    return found if found and len(found) <= OPENALEX_ID_MAX else None
+
+
+def _referenced_works(value: object, work_id: str, dropped: dict[str, str]) -> list[str] | None:
+    """The W ids a work cites, each once, in the source's order; None when it gave no list.
+
+    An entry that is not a work id is left out (and said so): one odd id must not
+    cost the others their links. A work citing itself is no citation.
+    """
+    if value is None:
+        return None
+    if not isinstance(value, list):
+        dropped["referenced_works"] = "not a list"
+        return None
+    ids = [_work_id(item) for item in value[:REFERENCES_MAX]]
+    if None in ids:
+        dropped["referenced_works"] = "entries that are not OpenAlex work ids were left out"
+    if len(value) > REFERENCES_MAX:
+        dropped["referenced_works"] = f"only the first {REFERENCES_MAX} references were kept"
+    return [ident for ident in _unique(ids) if ident != work_id]
 
 
 def _url(dropped: dict[str, str], name: str, value: object) -> str:
