@@ -58,13 +58,47 @@ class Byline:
     author: Author | None  # None when there is no public record to link to
     affiliations: list[int]  # 1-based numbers into WorkPage.affiliations
     is_corresponding: bool = False
+    link: LinkFacts | None = None  # None when no record holds this position
+
+
+@dataclass(frozen=True)
+class LinkFacts:
+    """Where the link between an author record and a work came from, and how sure it is."""
+
+    source: str  # a Source label: "OpenAlex", "arXiv", "Claim by the researcher", "Staff"
+    confidence: float
+
+    @property
+    def percent(self) -> int:
+        return round(self.confidence * 100)
+
+    @property
+    def sentence(self) -> str:
+        return f"Linked by {self.source}, {self.percent}% confidence"
+
+
+def link_facts(authorship) -> LinkFacts:
+    """The source and confidence of one author–work link (an Authorship)."""
+    label = Source(authorship.source).label if authorship.source in Source.values else "unknown"
+    return LinkFacts(label, authorship.confidence)
+
+
+@dataclass(frozen=True)
+class Affiliation:
+    """A place on a work's byline, and where it came from."""
+
+    name: str
+    source: str  # "from the OpenAlex institution record", "as written in the arXiv record"
+
+    def __str__(self) -> str:
+        return self.name
 
 
 @dataclass
 class WorkPage:
     work: Work
     bylines: list[Byline]
-    affiliations: list[str]
+    affiliations: list[Affiliation]
     topics: list[Topic]
     funding: list[tuple[str, list[str]]]  # funder name, award ids
     similar: list[WorkSimilarity]
@@ -122,24 +156,38 @@ def work_for_page(pk: int) -> Work:
     return get_object_or_404(queryset, pk=pk)
 
 
-def _bylines(work: Work) -> tuple[list[Byline], list[str]]:
-    affiliations: list[str] = []
+def _places(authorship) -> list[Affiliation]:
+    """The authorship's institutions, else the affiliation text its source record gave."""
+    label = Source(authorship.source).label if authorship.source in Source.values else "source"
+    places = [
+        Affiliation(i.name, "from the OpenAlex institution record") for i in authorship.institutions.all()
+    ]
+    if not places and authorship.raw_affiliation:
+        written = f"as written in the {label} record"
+        places = [
+            Affiliation(p.strip(), written)
+            for p in authorship.raw_affiliation.split(";")
+            if p.strip()
+        ]
+    return places
+
+
+def _bylines(work: Work) -> tuple[list[Byline], list[Affiliation]]:
+    affiliations: list[Affiliation] = []
     numbers: dict[str, int] = {}
     bylines = []
     for authorship in work.authorships.all():
-        places = [i.name for i in authorship.institutions.all()]
-        if not places and authorship.raw_affiliation:
-            places = [p.strip() for p in authorship.raw_affiliation.split(";") if p.strip()]
         marks = []
-        for place in places:
-            if place not in numbers:
+        for place in _places(authorship):
+            if place.name not in numbers:
                 affiliations.append(place)
-                numbers[place] = len(affiliations)
-            marks.append(numbers[place])
+                numbers[place.name] = len(affiliations)
+            marks.append(numbers[place.name])
         author = authorship.author
         public = author if not author.is_deleted else None
         name = (author.display_name if public else "") or authorship.raw_name or "Unknown author"
-        bylines.append(Byline(name, public, sorted(set(marks)), authorship.is_corresponding))
+        link = link_facts(authorship) if public else None
+        bylines.append(Byline(name, public, sorted(set(marks)), authorship.is_corresponding, link))
     return _with_unlinked(work, bylines), affiliations
 
 

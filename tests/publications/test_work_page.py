@@ -108,7 +108,7 @@ def test_the_page_shows_everything_the_seeds_show(client, work):
     names = re.findall(r'<li><a href="/researchers/\d+-[\w-]+/">([^<]+)</a>', html)
     assert names == ["Abhinav Jangda", "Jun Huang", "Olli Saarikivi", "Madanlal Musuvathi"]
     affiliations = re.search(r'<ol class="affiliations".*?</ol>', html, re.S).group(0)
-    assert re.findall(r"<li>([^<]+)</li>", affiliations) == [
+    assert re.findall(r"<li>([^<]+?) <span class=\"from\">", affiliations) == [
         "University of Washington",
         "Ohio State University",
         "Microsoft",
