@@ -229,3 +229,36 @@ def test_arxiv_comments_name_software_heritage_and_zenodo(tmp_path):
     comment = "12 pages; code: https://zenodo.org/records/99"
     import_arxiv(tmp_path, arxiv_entry("2403.00012", "Zenodo", "2024-03-01", comment=comment))
     assert Work.objects.get(arxiv_id="2403.00012").code_url == "https://zenodo.org/records/99"
+
+
+# Rows written before these rules ------------------------------------------------------
+
+
+def test_the_migration_brings_older_rows_under_the_rules():
+    from datetime import date
+    from importlib import import_module
+
+    from django.apps import apps
+
+    from tests.factories import WorkFactory
+
+    migration = import_module("publications.migrations.0017_records_follow_type_and_date_rules")
+    arxiv_only = WorkFactory(arxiv_id="2101.00001", openalex_id=None, type="article", provenance={})
+    typed = WorkFactory(arxiv_id="2101.00002", openalex_id=None, type="article",
+                        provenance={"type": "staff"})  # fmt: skip
+    moshpit = WorkFactory(
+        type="preprint", publication_date=date(2021, 3, 4), publication_year=2022,
+        provenance={"publication_date": "arxiv", "publication_year": "openalex"},
+    )  # fmt: skip
+    published = WorkFactory(
+        type="article", publication_date=date(2021, 3, 4), publication_year=2022,
+        provenance={"publication_date": "arxiv", "publication_year": "openalex"},
+    )  # fmt: skip
+    migration.arxiv_only_are_preprints(apps, None)
+    migration.years_follow_dates(apps, None)
+    assert Work.objects.get(pk=arxiv_only.pk).type == "preprint"
+    assert Work.objects.get(pk=typed.pk).type == "article"
+    fixed = Work.objects.get(pk=moshpit.pk)
+    assert (fixed.publication_date, fixed.publication_year) == (date(2021, 3, 4), 2021)
+    of_record = Work.objects.get(pk=published.pk)
+    assert (of_record.publication_date, of_record.publication_year) == (None, 2022)
