@@ -1,6 +1,6 @@
 from django.urls import path
 
-from profiles import views
+from profiles import export_views, views
 from profiles.feeds import researcher_feed
 
 researcher_patterns = (
@@ -10,6 +10,15 @@ researcher_patterns = (
         path("<int:pk>-<slug:slug>/", views.researcher_detail, name="detail"),
         path("<int:pk>/", views.researcher_detail, name="short"),
         path("<int:pk>/feed.atom", researcher_feed, name="feed"),
+        *(
+            path(
+                f"<int:pk>/export.{extension}",
+                export_views.researcher_export,
+                {"extension": extension},
+                name=f"export-{extension}",
+            )
+            for extension in ("bib", "ris", "json")
+        ),
     ],
     "researchers",
 )

@@ -1,7 +1,11 @@
-"""Citation exports of one work: BibTeX and RIS (pure functions over a loaded Work).
+"""Citation exports of one work: BibTeX, RIS and CSL-JSON (pure functions over a loaded Work).
 
-Both take a work with its authorships (and their authors) and venue loaded, as
-``selectors.work_page`` returns it, and never query on their own beyond that.
+Each takes a work with its authorships (and their authors) and venue loaded, as
+``selectors.work_page`` returns it, and never queries on its own beyond that.
+Text is Unicode for RIS and CSL-JSON (arXiv LaTeX converted) and LaTeX for
+BibTeX; identifiers (DOI, URL, eprint) are written as they are, never escaped,
+because reference managers read those fields verbatim. Whole lists are in
+``publications.list_exports``.
 """
 
 from __future__ import annotations
@@ -11,10 +15,12 @@ import re
 from publications.display import web_url
 from publications.identifiers import fold
 from publications.models import Work
+from publications.tex import as_text, text_to_latex, visible_text
 from publications.text import one_line, plain_text
 
 BIBTEX_CONTENT_TYPE = "application/x-bibtex; charset=utf-8"
 RIS_CONTENT_TYPE = "application/x-research-info-systems; charset=utf-8"
+CSL_CONTENT_TYPE = "application/vnd.citationstyles.csl+json; charset=utf-8"
 
 _BIBTEX_TYPES = {
     Work.Type.ARTICLE: "article",
@@ -22,6 +28,15 @@ _BIBTEX_TYPES = {
     Work.Type.BOOK: "book",
     Work.Type.BOOK_CHAPTER: "incollection",
     Work.Type.DISSERTATION: "phdthesis",
+}
+_CSL_TYPES = {
+    Work.Type.ARTICLE: "article-journal",
+    Work.Type.REVIEW: "article-journal",
+    Work.Type.PREPRINT: "article",  # CSL's type for preprints and working papers
+    Work.Type.BOOK: "book",
+    Work.Type.BOOK_CHAPTER: "chapter",
+    Work.Type.DATASET: "dataset",
+    Work.Type.DISSERTATION: "thesis",
 }
 _RIS_TYPES = {
     Work.Type.ARTICLE: "JOUR",
@@ -32,21 +47,6 @@ _RIS_TYPES = {
     Work.Type.DATASET: "DATA",
     Work.Type.DISSERTATION: "THES",
 }
-# Characters TeX treats as commands; each becomes text that prints as itself.
-_TEX_ESCAPES = {
-    "\\": r"\textbackslash{}",
-    "{": r"\{",
-    "}": r"\}",
-    "#": r"\#",
-    "$": r"\$",
-    "%": r"\%",
-    "&": r"\&",
-    "_": r"\_",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-}
-_TEX_SPECIAL = re.compile("|".join(re.escape(c) for c in _TEX_ESCAPES))
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _PARTICLES = {
     "van", "von", "der", "den", "de", "del", "della", "di", "da", "du", "la", "le", "ter",
     "ten", "bin", "ibn", "al", "dos", "das", "do", "zu",
@@ -58,13 +58,54 @@ _ASCII_LETTERS = str.maketrans(
 
 
 def author_names(work: Work) -> list[str]:
-    """Author names in order, as the record gives them."""
+    """Author names in order, as the record gives them (arXiv's LaTeX accents as letters)."""
     names = []
+    arxiv_names = from_arxiv(work, "authors")
     for authorship in work.authorships.all():
         name = one_line(authorship.author.display_name or authorship.raw_name, decode=False)
+        name = as_text(name, from_arxiv=arxiv_names)
         if name:
             names.append(name)
     return names
+
+
+def title_text(work: Work) -> str:
+    """The title as a reader sees it: one line, arXiv's LaTeX turned into Unicode."""
+    return as_text(one_line(work.title, decode=False), from_arxiv=from_arxiv(work, "title"))
+
+
+def abstract_text(work: Work) -> str:
+    """The abstract as plain Unicode text on one line."""
+    text = plain_text(work.abstract, decode=False)
+    return as_text(text, from_arxiv=from_arxiv(work, "abstract"))
+
+
+def from_arxiv(work: Work, field: str) -> bool:
+    """Whether ``field`` came from arXiv (and so may be written in LaTeX)."""
+    source = (work.provenance or {}).get(field) if isinstance(work.provenance, dict) else None
+    return source == "arxiv" or (source is None and bool(work.arxiv_id))
+
+
+def is_preprint(work: Work) -> bool:
+    """A preprint, or an arXiv record that names no venue."""
+    return work.type == Work.Type.PREPRINT or (
+        work.type == Work.Type.ARTICLE and bool(work.arxiv_id) and not _venue_name(work)
+    )
+
+
+def _venue_name(work: Work) -> str:
+    return visible_text(work.venue.name) if work.venue_id and work.venue else ""
+
+
+def year(work: Work) -> int | None:
+    """The one publication year the site shows for ``work``."""
+    return work.publication_year
+
+
+def _date(work: Work):
+    """The full publication date, when the record gives one in the publication year."""
+    day = work.publication_date
+    return day if day and (year(work) is None or day.year == year(work)) else None
 
 
 def family_given(name: str) -> tuple[str, str]:
@@ -91,9 +132,18 @@ def is_corporate(name: str) -> bool:
 
 
 def tex_escape(value: str) -> str:
-    """Text that TeX prints as given: special characters escaped, control characters dropped."""
-    text = " ".join(_CONTROL.sub(" ", value).split())
-    return _TEX_SPECIAL.sub(lambda m: _TEX_ESCAPES[m.group(0)], text)
+    """LaTeX that prints ``value`` as given: specials escaped, accents as commands."""
+    return text_to_latex(value)
+
+
+# Characters that would unbalance or escape a verbatim field, percent-encoded as in a URL.
+_VERBATIM_UNSAFE = re.compile(r"[{}\\\s]")
+
+
+def verbatim(value: str) -> str:
+    """A DOI, URL or eprint as written: a ``_`` stays a ``_`` (doi and url are verbatim fields)."""
+    text = visible_text(value)
+    return _VERBATIM_UNSAFE.sub(lambda m: f"%{ord(m.group(0)):02X}", text)
 
 
 def _bibtex_name(name: str) -> str:
@@ -105,28 +155,47 @@ def _bibtex_name(name: str) -> str:
 
 
 def citation_key(work: Work) -> str:
-    """A key such as ``pekhimenko2021rlscope``: first author's surname, year, first title word."""
+    """A key such as ``pekhimenko2021rlscope``: first author's surname, year, first title word.
+
+    Two works can share it; a list export suffixes them (``list_exports.unique_keys``).
+    """
     names = author_names(work)
-    surname = _key_word(family_given(names[0])[0]) if names else "anon"
-    stop = {"a", "an", "the", "on", "of", "in", "for", "to", "and", "towards"}
+    return base_key(names[0] if names else "", year(work), title_text(work))
+
+
+_KEY_STOP = {"a", "an", "the", "on", "of", "in", "for", "to", "and", "towards"}
+
+
+def base_key(first_author: str, year: int | None, title: str) -> str:
+    """The key before any suffix, from the first author's name, the year and the title."""
+    surname = _key_word(family_given(first_author)[0]) if first_author else ""
     # Words as written, so "RL-Scope:" gives "rlscope" rather than "rl".
-    words = [_key_word(w) for w in one_line(work.title, decode=False).split()]
-    words = [w for w in words if w and w not in stop]
-    word = words[0] if words else "work"
-    return f"{surname}{work.publication_year or ''}{word}"[:60]
+    words = [_key_word(w) for w in title.split()]
+    words = [w for w in words if w and w not in _KEY_STOP]
+    word = words[0][:30] if words else "work"
+    return f"{surname[:30] or 'anon'}{year or ''}{word}"
 
 
 def _key_word(text: str) -> str:
-    return fold(text.lower().translate(_ASCII_LETTERS)).replace(" ", "")
+    # fold keeps digits and letters of every script; a key has only ASCII ones.
+    folded = fold(text.lower().translate(_ASCII_LETTERS)).replace(" ", "")
+    return re.sub(r"[^a-z0-9]", "", folded)
+
+
+def bibtex_kind(work: Work) -> str:
+    """The entry type: a preprint is ``@misc`` (with eprint fields), as arXiv exports it."""
+    return "misc" if is_preprint(work) else _BIBTEX_TYPES.get(work.type, "misc")
 
 
 def _bibtex_fields(work: Work) -> list[tuple[str, str]]:
-    kind = _BIBTEX_TYPES.get(work.type, "misc")
+    """(name, value) pairs; a value is braced when written, except month macros."""
+    kind = bibtex_kind(work)
     names = author_names(work)
-    fields = [("title", "{" + tex_escape(one_line(work.title, decode=False)) + "}")]
+    # Braced twice so that styles keep the title's capitals.
+    fields = [("title", "{" + tex_escape(title_text(work)) + "}")]
     if names:
         fields.append(("author", " and ".join(_bibtex_name(n) for n in names)))
-    venue = work.venue.name if work.venue_id and work.venue else ""
+    venue = _venue_name(work)
     venue_field = {"article": "journal", "incollection": "booktitle"}.get(kind)
     if venue and venue_field:
         fields.append((venue_field, tex_escape(venue)))
@@ -134,34 +203,37 @@ def _bibtex_fields(work: Work) -> list[tuple[str, str]]:
         fields.append(("howpublished", tex_escape(venue)))
     if work.venue_id and work.venue and work.venue.publisher and kind in ("book", "incollection"):
         fields.append(("publisher", tex_escape(work.venue.publisher)))
-    if work.publication_year:
-        fields.append(("year", str(work.publication_year)))
-    if work.publication_date:
-        fields.append(("month", work.publication_date.strftime("%b").lower()))
+    if year(work):
+        fields.append(("year", str(year(work))))
+    if day := _date(work):
+        fields.append(("month", MONTH_MACROS[day.month - 1]))
     if work.doi:
-        fields.append(("doi", tex_escape(work.doi)))
+        fields.append(("doi", verbatim(work.doi)))
     if work.arxiv_id:
-        fields += [("eprint", tex_escape(work.arxiv_id)), ("archiveprefix", "arXiv")]
+        fields += [("eprint", verbatim(work.arxiv_id)), ("archivePrefix", "arXiv")]
         if work.arxiv_primary_category:
-            fields.append(("primaryclass", tex_escape(work.arxiv_primary_category)))
+            fields.append(("primaryClass", verbatim(work.arxiv_primary_category)))
     url = _url(work)
     if url:
-        fields.append(("url", tex_escape(url)))
+        fields.append(("url", verbatim(url)))
     if work.journal_ref:
         fields.append(("note", tex_escape(work.journal_ref)))
     if work.abstract:
-        fields.append(("abstract", tex_escape(plain_text(work.abstract, decode=False))))
-    return fields
+        fields.append(("abstract", tex_escape(abstract_text(work))))
+    return [(name, value) for name, value in fields if value]
 
 
-def to_bibtex(work: Work) -> str:
-    """One BibTeX entry for ``work``; every value braced and escaped."""
-    kind = _BIBTEX_TYPES.get(work.type, "misc")
-    lines = [f"@{kind}{{{citation_key(work)},"]
+MONTH_MACROS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+
+
+def to_bibtex(work: Work, key: str | None = None) -> str:
+    """One BibTeX entry for ``work``; every value braced and escaped, months as macros."""
+    lines = [f"@{bibtex_kind(work)}{{{key or citation_key(work)},"]
     fields = _bibtex_fields(work)
     for index, (name, value) in enumerate(fields):
         comma = "," if index < len(fields) - 1 else ""
-        lines.append(f"  {name} = {{{value}}}{comma}")
+        written = value if name == "month" else f"{{{value}}}"
+        lines.append(f"  {name} = {written}{comma}")
     lines.append("}")
     return "\n".join(lines) + "\n"
 
@@ -170,30 +242,35 @@ def to_bibtex(work: Work) -> str:
 
 
 def ris_value(value: str) -> str:
-    """A RIS value: one line, no control characters."""
-    return " ".join(_CONTROL.sub(" ", value).split())
+    """A RIS value: one line, no control or invisible characters."""
+    return visible_text(value)
 
 
 def _ris_date(work: Work) -> str:
-    if work.publication_date:
-        return work.publication_date.strftime("%Y/%m/%d/")
-    return f"{work.publication_year}///" if work.publication_year else ""
+    if day := _date(work):
+        return day.strftime("%Y/%m/%d/")
+    return f"{year(work)}///" if year(work) else ""
+
+
+def ris_type(work: Work) -> str:
+    """The RIS type: UNPB (unpublished work) for a preprint, never JOUR without a journal."""
+    return "UNPB" if is_preprint(work) else _RIS_TYPES.get(work.type, "GEN")
 
 
 def _ris_lines(work: Work) -> list[tuple[str, str]]:
-    lines = [("TY", _RIS_TYPES.get(work.type, "GEN"))]
+    lines = [("TY", ris_type(work))]
     lines += [("AU", ", ".join(p for p in family_given(n) if p)) for n in author_names(work)]
-    lines.append(("TI", one_line(work.title, decode=False)))
-    if work.venue_id and work.venue:
-        lines.append(("T2", work.venue.name))
+    lines.append(("TI", title_text(work)))
+    if venue := _venue_name(work):
+        lines.append(("T2", venue))
         if work.venue.publisher:
             lines.append(("PB", work.venue.publisher))
-    if work.publication_year:
-        lines.append(("PY", str(work.publication_year)))
+    if year(work):
+        lines.append(("PY", str(year(work))))
     if date := _ris_date(work):
         lines.append(("DA", date))
     if work.abstract:
-        lines.append(("AB", plain_text(work.abstract, decode=False)))
+        lines.append(("AB", abstract_text(work)))
     if work.doi:
         lines.append(("DO", work.doi))
     if url := _url(work):
@@ -216,6 +293,53 @@ def to_ris(work: Work) -> str:
     lines = [f"{tag}  - {ris_value(value)}" for tag, value in _ris_lines(work) if ris_value(value)]
     lines.append("ER  - ")
     return "\r\n".join(lines) + "\r\n"
+
+
+# CSL-JSON --------------------------------------------------------------------
+
+
+def csl_type(work: Work) -> str:
+    return "article" if is_preprint(work) else _CSL_TYPES.get(work.type, "document")
+
+
+def _csl_name(name: str) -> dict:
+    if is_corporate(name):
+        return {"literal": name}
+    family, given = family_given(name)
+    return {"family": family, "given": given} if given else {"literal": family}
+
+
+def to_csl(work: Work, key: str | None = None) -> dict:
+    """One CSL-JSON item (the citeproc input format that Zotero and Pandoc read)."""
+    item: dict = {
+        "id": key or citation_key(work),
+        "type": csl_type(work),
+        "title": title_text(work),
+    }
+    if names := author_names(work):
+        item["author"] = [_csl_name(n) for n in names]
+    if year(work):
+        day = _date(work)
+        parts = [day.year, day.month, day.day] if day else [year(work)]
+        item["issued"] = {"date-parts": [parts]}
+    if venue := _venue_name(work):
+        item["container-title"] = venue
+        if work.venue.publisher:
+            item["publisher"] = visible_text(work.venue.publisher)
+    if work.doi:
+        item["DOI"] = visible_text(work.doi)
+    if work.arxiv_id:
+        # As Zotero writes an arXiv preprint: the id in "number", arXiv as the archive.
+        item["number"] = f"arXiv:{visible_text(work.arxiv_id)}"
+        item["archive"] = "arXiv"
+        item.setdefault("publisher", "arXiv")
+    if url := _url(work):
+        item["URL"] = visible_text(url)
+    if work.abstract:
+        item["abstract"] = abstract_text(work)
+    if work.language:
+        item["language"] = visible_text(work.language)
+    return {name: value for name, value in item.items() if value}
 
 
 def _url(work: Work) -> str:

@@ -121,3 +121,59 @@ def surname(name: str | None) -> str:
         return fold(name.split(",", 1)[0])
     words = fold(name).split()
     return words[-1] if words else ""
+
+
+# What a search box may be given: an id, bare or as an address ----------------
+
+_ORCID_URL_RE = re.compile(r"^(?:https?://)?(?:www\.)?orcid\.org/(.+?)/?$", re.IGNORECASE)
+_OPENALEX_URL_RE = re.compile(
+    r"^(?:https?://)?(?:api\.)?openalex\.org/(?:(?:works|authors|people)/)?([^/?#\s]+)/?$",
+    re.IGNORECASE,
+)
+_DOI_URL_RE = re.compile(r"^(?:https?://)?(?:dx\.)?doi\.org/", re.IGNORECASE)
+_ARXIV_ADDRESS_RE = re.compile(r"^(?:https?://)?(?:www\.|export\.)?arxiv\.org/", re.IGNORECASE)
+# A bare OpenAlex id has many digits: "A4" or "T9" is a word someone searches for.
+_BARE_OPENALEX_RE = re.compile(r"^[WAwa]\d{5,}$")
+
+
+def parse_reference(query: str) -> tuple[str, str] | None:
+    """The id a search query is, as ``(kind, normalised id)``, or None for words.
+
+    Kinds: ``doi``, ``arxiv``, ``orcid``, ``openalex-work``, ``openalex-author``.
+    Ids are recognised bare (``10.1145/…``, ``2101.00001v2``, ``hep-th/9901001``,
+    ``0000-0002-1825-0097``, ``W2741809807``), with their prefixes (``doi:``,
+    ``arXiv:``) and as addresses (doi.org, arxiv.org/abs|pdf, orcid.org, openalex.org).
+    """
+    text = query.strip().strip("<>\"'")
+    if not text or " " in text:
+        return None
+    if _DOI_URL_RE.match(text) or text.lower().startswith(("doi:", "10.")):
+        arxiv_id = arxiv_id_from_doi(text)
+        if arxiv_id:
+            return "arxiv", arxiv_id
+        doi = normalize_doi(_DOI_URL_RE.sub("", text))
+        return ("doi", doi) if doi else None
+    if _ARXIV_ADDRESS_RE.match(text) or text.lower().startswith("arxiv:"):
+        arxiv_id = normalize_arxiv_id(text)
+        return ("arxiv", arxiv_id) if arxiv_id else None
+    if match := _ORCID_URL_RE.match(text):
+        orcid = normalize_orcid(match.group(1))
+        return ("orcid", orcid) if orcid else None
+    if match := _OPENALEX_URL_RE.match(text):
+        return _openalex_reference(match.group(1))
+    if _BARE_OPENALEX_RE.match(text):
+        return _openalex_reference(text)
+    if orcid := normalize_orcid(text) if _ORCID_RE.match(text.upper()) else None:
+        return "orcid", orcid
+    if arxiv_id := normalize_arxiv_id(text):
+        return "arxiv", arxiv_id
+    return None
+
+
+def _openalex_reference(value: str) -> tuple[str, str] | None:
+    short = normalize_openalex_id(value)
+    if short and short[0] == "W":
+        return "openalex-work", short
+    if short and short[0] == "A":
+        return "openalex-author", short
+    return None

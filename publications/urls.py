@@ -5,6 +5,15 @@ from publications import views
 urlpatterns = [
     path("", views.home, name="home"),
     path("search/", views.search, name="search"),
+    *(
+        path(
+            f"search/export.{extension}",
+            views.search_export,
+            {"extension": extension},
+            name=f"search-export-{extension}",
+        )
+        for extension in ("bib", "ris", "json")
+    ),
 ]
 
 work_patterns = (

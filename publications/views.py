@@ -9,11 +9,13 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.text import slugify
 
-from publications import exports, identifiers, selectors
+from publications import citations, exports, identifiers, list_exports, selectors
 from publications import search as search_service
-from publications.models import Work
+from publications.models import Author, Work
 
+SEARCH_WORKS_PER_PAGE = 20
 SEARCH_AUTHORS = 8  # researchers shown above the works; more behind a link
 MAX_MERGE_HOPS = 10
 
@@ -33,7 +35,13 @@ def work_detail(request: HttpRequest, pk: int, slug: str = "") -> HttpResponse:
     if slug != work.slug:
         return redirect(work, permanent=True)
     page = selectors.work_page(work, today=timezone.localdate())
-    return render(request, "publications/work_detail.html", {"work": work, "page": page})
+    context = {
+        "work": work,
+        "page": page,
+        "references": citations.work_references(work, page=request.GET.get("references")),
+        "cited_by": citations.work_cited_by(work, page=request.GET.get("cited_by")),
+    }
+    return render(request, "publications/work_detail.html", context)
 
 
 def search(request: HttpRequest) -> HttpResponse:
@@ -41,6 +49,8 @@ def search(request: HttpRequest) -> HttpResponse:
     form = search_service.SearchForm(request.GET)
     form.is_valid()
     query = form.cleaned_data.get("q", "")
+    if reference := identifiers.parse_reference(query):
+        return redirect(_reference_target(*reference))
     context = {"form": form, "query": query}
     if query:
         filters = form.filters()
@@ -49,7 +59,7 @@ def search(request: HttpRequest) -> HttpResponse:
             context["authors_page"] = Paginator(authors, 20).get_page(request.GET.get("page"))
         else:
             matches = search_service.search_works(query, filters)
-            works = Paginator(matches, 20).get_page(request.GET.get("page"))
+            works = Paginator(matches, SEARCH_WORKS_PER_PAGE).get_page(request.GET.get("page"))
             context.update(
                 authors=list(authors[: SEARCH_AUTHORS + 1]),
                 works=works,
@@ -59,6 +69,41 @@ def search(request: HttpRequest) -> HttpResponse:
                 topic_sample=matches.topic_sample,
             )
     return render(request, "publications/search.html", context)
+
+
+def _search_page(request: HttpRequest) -> tuple[str, list[Work]]:
+    """The query and the works of the search page shown for the same query string."""
+    form = search_service.SearchForm(request.GET)
+    form.is_valid()
+    query = form.cleaned_data.get("q", "")
+    if not query or form.cleaned_data.get("show") == "researchers":
+        return query, []
+    matches = search_service.search_works(query, form.filters())
+    page = Paginator(matches, SEARCH_WORKS_PER_PAGE).get_page(request.GET.get("page"))
+    return query, list(page.object_list)
+
+
+def search_export(request: HttpRequest, extension: str) -> HttpResponse:
+    """The works of one page of search results as a BibTeX, RIS or CSL-JSON download."""
+    query, works = _search_page(request)
+    name = f"search-{slugify(query)[:40] or 'results'}-page-{request.GET.get('page') or 1}"
+    return list_exports.whole(works, fmt=list_exports.FORMATS[extension], name=slugify(name))
+
+
+def _reference_target(kind: str, value: str) -> str:
+    """Where an id typed into the search box leads: our page, else the page saying we lack it."""
+    if kind in ("orcid", "openalex-author"):
+        field = "orcid" if kind == "orcid" else "openalex_id"
+        author = Author.objects.filter(**{field: value}, is_deleted=False).first()
+        if author is not None:
+            return (author.merged_into or author).get_absolute_url()
+        name = "researchers:by_orcid" if kind == "orcid" else "researchers:by_openalex"
+        return reverse(name, kwargs={"value": value})
+    scheme = {"doi": "doi", "arxiv": "arxiv", "openalex-work": "openalex"}[kind]
+    work = _work_by_id(WORK_IDS[scheme], value)
+    if work is not None:
+        return work.get_absolute_url()
+    return reverse(f"works:by-{scheme}", kwargs={"value": value})
 
 
 # Work exports and external ids ------------------------------------------------
@@ -128,17 +173,23 @@ WORK_IDS = {
 }  # fmt: skip
 
 
+def _work_by_id(kind: ExternalId, normalised: str) -> Work | None:
+    """The work holding this id, followed through merges to the record that lives on."""
+    matches = Work.objects.filter(kind.lookup(normalised))
+    work = matches.order_by(F("merged_into").asc(nulls_first=True), "id").first()
+    for _hop in range(MAX_MERGE_HOPS):  # a merged record points to the one it went into
+        if work is None or not work.merged_into_id:
+            break
+        work = work.merged_into
+    return work
+
+
 def work_by_external_id(request: HttpRequest, scheme: str, value: str) -> HttpResponse:
     """Redirect a DOI, arXiv or OpenAlex address to our page, or say why there is none."""
     kind = WORK_IDS[scheme]
     normalised = kind.normalise(value)
     if normalised:
-        matches = Work.objects.filter(kind.lookup(normalised))
-        work = matches.order_by(F("merged_into").asc(nulls_first=True), "id").first()
-        for _hop in range(MAX_MERGE_HOPS):  # a merged record points to the one it went into
-            if work is None or not work.merged_into_id:
-                break
-            work = work.merged_into
+        work = _work_by_id(kind, normalised)
         if work is not None:
             return redirect(work)
     context = {

@@ -58,19 +58,34 @@ def test_bibtex_download_has_its_content_type_and_a_file_name(client, work):
 
 
 def test_bibtex_escapes_every_tex_special_character(client, work):
+    # A title from OpenAlex is plain text: every character TeX reads as a command is escaped.
+    work.title = "50% of {braces} cost $1024 more: a_b ~ c^d #1 & friends \\ back"
+    work.provenance = {"title": "openalex"}
+    work.save()
     text = client.get(f"/works/{work.pk}/export.bib").content.decode()
     assert text.startswith("@article{jangda202250,\n")
     assert (
-        "  title = {{50\\% of \\{braces\\} cost \\$1024\\textbackslash{}times\\$ more: "
-        "a\\_b \\textasciitilde{} c\\textasciicircum{}d \\#1 \\& friends}},"
+        "  title = {{50{\\%} of {\\{}braces{\\}} cost {\\$}1024 more: a{\\_}b "
+        "{\\textasciitilde} c{\\textasciicircum}d {\\#}1 {\\&} friends {\\textbackslash} back}},"
     ) in text
-    assert "  journal = {Journal of Odd \\& Even\\_Numbers}," in text
+    assert "  journal = {Journal of Odd {\\&} Even{\\_}Numbers}," in text
     assert braces_balance(text)
     # Every field sits on one line: a stray newline or tab would break some readers.
     assert "\t" not in text
     assert all(
-        re.match(r"^(@article\{.*,|  [a-z]+ = \{.*\},?|\})$", line) for line in text.splitlines()
+        re.match(r"^(@article\{.*,|  [a-zA-Z]+ = (\{.*\}|[a-z]{3}),?|\})$", line)
+        for line in text.splitlines()
     )
+
+
+def test_arxiv_latex_in_a_title_becomes_text_and_then_latex_that_prints_it(work):
+    work.title = r"Search for $B^0_s \to \mu^+\mu^-$ with $\alpha$-decay in {\"o}sterreich"
+    work.provenance = {"title": "arxiv"}
+    assert exports.title_text(work) == "Search for B^0_s →μ^+μ^- with α-decay in österreich"
+    entry = exports.to_bibtex(work)
+    assert "\\ensuremath{\\alpha}" in entry and "{\\\"o}sterreich" in entry
+    assert "$" not in re.search(r"  title = (.*)", entry).group(1)
+    assert "TI  - Search for B^0_s →μ^+μ^- with α-decay in österreich\r\n" in exports.to_ris(work)
 
 
 def test_bibtex_authors_are_family_given_and_a_name_with_and_stays_one(work):
@@ -81,10 +96,35 @@ def test_bibtex_authors_are_family_given_and_a_name_with_and_stays_one(work):
         "Curie, Marie"
     )
     assert re.search(r"\b2022\b", entry)
-    assert "  month = {feb}," in entry
+    assert "  month = feb," in entry  # a macro, which styles print in their own language
     assert "  doi = {10.1145/3503222.3507778}," in entry
     assert "  eprint = {2105.05720}," in entry
-    assert "  primaryclass = {cs.DC}," in entry
+    assert "  archivePrefix = {arXiv}," in entry
+    assert "  primaryClass = {cs.DC}," in entry
+
+
+def test_a_doi_with_an_underscore_comes_back_without_a_backslash(work):
+    work.doi = "10.1002/(sici)1097-4636_199%7Bx}"
+    entry = exports.to_bibtex(work)
+    assert "  doi = {10.1002/(sici)1097-4636_199%7Bx%7D}," in entry
+    work.doi = "10.1000/abc_def"
+    assert "  doi = {10.1000/abc_def}," in exports.to_bibtex(work)
+    assert "DO  - 10.1000/abc_def\r\n" in exports.to_ris(work)
+    assert exports.to_csl(work)["DOI"] == "10.1000/abc_def"
+
+
+def test_a_preprint_is_misc_with_its_eprint_and_unpublished_in_ris(work):
+    work.type = Work.Type.PREPRINT
+    entry = exports.to_bibtex(work)
+    assert entry.startswith("@misc{")
+    assert "  archivePrefix = {arXiv}," in entry and "  eprint = {2105.05720}," in entry
+    assert "journal" not in entry
+    assert exports.to_ris(work).startswith("TY  - UNPB\r\n")
+    assert exports.to_csl(work)["type"] == "article"
+    # An arXiv record that names no venue is a preprint whatever its type says.
+    work.type, work.venue = Work.Type.ARTICLE, None
+    assert exports.to_bibtex(work).startswith("@misc{")
+    assert exports.to_ris(work).startswith("TY  - UNPB\r\n")
 
 
 def test_bibtex_types_follow_the_work_type(work):
@@ -122,7 +162,7 @@ def test_ris_download_has_its_content_type_and_one_line_per_tag(client, work):
         "AU  - Plato",
         "AU  - Curie, Marie",
     ]
-    assert "AB  - Line one with $\\alpha < \\beta$. Second paragraph with a tab." in lines
+    assert "AB  - Line one with α < β. Second paragraph with a tab." in lines
     assert "N1  - 12 pages ICSE 2022" in lines
     assert "DA  - 2022/02/28/" in lines
     assert "DO  - 10.1145/3503222.3507778" in lines
