@@ -1,5 +1,7 @@
 """A visitor sees the research graph on the demo researcher page and explores it."""
 
+import re
+
 import pytest
 from django.core.cache import cache
 from django.core.management import call_command
@@ -56,11 +58,17 @@ def test_the_slice_loads_and_the_explorer_filters_and_links(
     assert page.locator("svg.graph-svg a.node-paper").count() == 0
     screenshot("graph-explorer-people")
 
+    # A person in the picture centres the explorer on them, keeping the filter.
     target = page.locator("svg.graph-svg a.node-person:not(.node-centre)").first
     name = target.locator("title").text_content().split(":")[0]
     target.focus()
     target.press("Enter")
-    page.wait_for_url("**/researchers/**")
+    page.wait_for_url(re.compile(r"/researchers/\d+/graph/\?kinds=person"))
+    expect(page.get_by_role("heading", level=1)).to_have_text(name)
+    assert page.locator("svg.graph-svg a.node-paper").count() == 0
+    # The list still leads to the researcher's own page.
+    page.locator(".graph-list-centre a").first.click()
+    page.wait_for_url("**/researchers/*-*/")
     expect(page.get_by_role("heading", level=1)).to_have_text(name)
 
 
