@@ -267,6 +267,10 @@ def work_add(request: HttpRequest, pk: int) -> HttpResponse:
         return _render_edit(request, profile, add_form=form, status=400)
     if added.work is not None:
         messages.success(request, f"Added to your record: {added.work}.")
+    elif added.waits_to_be_sent():
+        messages.success(
+            request, f"{added.key} will be fetched shortly; it is added to your record then."
+        )
     else:
         messages.success(
             request, f"Importing {added.key}; it is added to your record once imported."

@@ -349,6 +349,13 @@ class WorkAddition:
     work: Work | None  # linked now
     run: ImportRun | None  # importing first
 
+    def waits_to_be_sent(self) -> bool:
+        """The broker did not take the import; beat sends it once the broker answers."""
+        if self.run is None:
+            return False
+        status = ImportRun.objects.filter(pk=self.run.pk).values_list("status", flat=True)
+        return status.first() == ImportRun.Status.WAITING
+
 
 def work_add(*, profile: Profile, identifier: str, actor: AbstractBaseUser) -> WorkAddition:
     """Add a missing work by DOI or arXiv id: linked now if known, else imported, then linked."""
@@ -367,27 +374,32 @@ def work_add(*, profile: Profile, identifier: str, actor: AbstractBaseUser) -> W
             _changed_later(author.pk)
             return WorkAddition(key, work, None)
         source, kind, parameters = key.import_request()
-        run = import_run_create(
-            source=source, kind=kind, parameters=parameters, requested_by=actor, queue=False
-        )
+        # Sent once committed; with the broker down it waits to be sent (beat sends it).
+        # The link follows the run's end (``work_links_after_import``), however it got sent.
+        run = import_run_create(source=source, kind=kind, parameters=parameters, requested_by=actor)
         audit_record(
             actor=actor, action=ADD, target=author, data={"key": key.dump(), "run_id": run.pk}
         )
-        _queue_import_then_link(run, author, actor, key)
     return WorkAddition(key, None, run)
 
 
-def _queue_import_then_link(run: ImportRun, author: Author, actor, key: WorkKey) -> None:
-    from celery import chain
+def work_links_after_import(*, run_id: int) -> int:
+    """Queue the link of every work an owner asked ``run_id`` to import and that is not linked.
 
-    from profiles import tasks as profile_tasks
-    from publications import tasks as publication_tasks
+    Asked once a run has ended; a run that ends again (retried after failing) links
+    what the first end could not.
+    """
+    from profiles import tasks
 
-    steps = chain(
-        publication_tasks.import_run.si(run.pk),
-        profile_tasks.link_added_work.si(run.pk, author.pk, actor.pk, key.dump()),
-    )
-    transaction.on_commit(steps.delay)
+    events = AuditEvent.objects.filter(target_type=Author._meta.label_lower, data__run_id=run_id)
+    linked = [(e.target_id, e.data.get("key")) for e in events.filter(action=LINKED)]
+    queued = 0
+    for event in events.filter(action=ADD).order_by("pk"):
+        if (event.target_id, event.data.get("key")) in linked:
+            continue
+        tasks.link_added_work.delay(run_id, int(event.target_id), event.actor_id, event.data["key"])
+        queued += 1
+    return queued
 
 
 def run_is_finished(run_id: int) -> bool:
@@ -411,12 +423,16 @@ def work_link_imported(
     work = work_key.find()
     with transaction.atomic():
         if work is None:
-            audit_record(
-                actor=actor,
-                action=NOT_FOUND,
-                target=author,
-                data={"key": key, "run_id": run_id},
+            said = AuditEvent.objects.filter(
+                action=NOT_FOUND, target_id=str(author.pk), data__run_id=run_id
             )
+            if not any(e.data.get("key") == key for e in said):  # said once per run
+                audit_record(
+                    actor=actor,
+                    action=NOT_FOUND,
+                    target=author,
+                    data={"key": key, "run_id": run_id},
+                )
             return None
         data = _link(author, work, actor)
         audit_record(
@@ -446,7 +462,10 @@ def work_additions(*, author: Author, limit: int = 10) -> list[AdditionStatus]:
             action__in=[ADD, LINKED, NOT_FOUND],
         ).order_by("-created_at", "-pk")[: limit * 2]
     )
-    outcome = {e.data.get("run_id"): e for e in events if e.action != ADD and e.data.get("run_id")}
+    outcome = {}
+    for event in events:  # newest first: a link made after a retried run beats "not found"
+        if event.action != ADD and event.data.get("run_id"):
+            outcome.setdefault(event.data["run_id"], event)
     works = Work.objects.in_bulk([e.data["work_id"] for e in events if e.data.get("work_id")])
     statuses = []
     for event in events:

@@ -1,11 +1,11 @@
-"""What the people layer does when records change: tell the followers."""
+"""What the people layer does when records change: tell the followers, link added works."""
 
 from __future__ import annotations
 
 from django.dispatch import receiver
 
 from profiles.signals import claim_changed
-from publications.signals import authors_changed
+from publications.signals import authors_changed, import_run_ended
 
 
 @receiver(authors_changed, dispatch_uid="profiles.new_work_notifications")
@@ -23,3 +23,11 @@ def queue_claimed_notification(sender, author_id, **kwargs) -> None:
     from profiles import tasks
 
     tasks.notify_claimed.delay(author_id)
+
+
+@receiver(import_run_ended, dispatch_uid="profiles.link_added_works")
+def link_added_works(sender, run_id, **kwargs) -> None:
+    """An import an owner asked for ended: the works it brought go on their record."""
+    from profiles import ownership
+
+    ownership.work_links_after_import(run_id=run_id)

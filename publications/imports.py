@@ -251,6 +251,7 @@ def import_run_execute(*, run_id: int, progress: Callable | None = None) -> Impo
     """
     run = ImportRun.objects.get(pk=run_id)
     if run.status in FINISHED:
+        _announce_end(run)  # e.g. cancelled before a worker took it
         return run
     run.status = ImportRun.Status.RUNNING
     run.started_at = run.started_at or timezone.now()
@@ -283,8 +284,32 @@ def import_run_execute(*, run_id: int, progress: Callable | None = None) -> Impo
         logger.exception("Import run %s stopped with an error", run.pk)
         with suppress(DatabaseError):  # e.g. the connection is gone: the run stays running
             _finish(run, ImportRun.Status.FAILED, f"Stopped by an error: {exc}"[:2000])
+            _announce_end(run)
         raise
+    _announce_end(run)
     return run
+
+
+ENDED = {ImportRun.Status.SUCCEEDED, ImportRun.Status.FAILED, ImportRun.Status.CANCELLED}
+
+
+def _announce_end(run: ImportRun) -> None:
+    """Tell the receivers of ``import_run_ended`` when the run has ended (read from its row).
+
+    A receiver that fails is logged: the run's own outcome stands.
+    """
+    status = ImportRun.objects.filter(pk=run.pk).values_list("status", flat=True).first()
+    if status not in ENDED:
+        return  # e.g. left running for a resume, or queued again
+    replies = signals.import_run_ended.send_robust(sender=ImportRun, run_id=run.pk, status=status)
+    for receiver, reply in replies:
+        if isinstance(reply, Exception):
+            logger.error(
+                "Import run %s: %r failed after the run ended",
+                run.pk,
+                receiver,
+                exc_info=(type(reply), reply, reply.__traceback__),
+            )
 
 
 class PartFailed(Exception):
