@@ -25,7 +25,7 @@ from rest_framework.decorators import action
 from rest_framework.exceptions import APIException, NotFound
 from rest_framework.response import Response
 
-from publications import curation, selectors
+from publications import citations, curation, selectors
 from publications.display import web_url
 from publications.filters import WorkFilter
 from publications.imports import KINDS
@@ -33,6 +33,7 @@ from publications.models import (
     Author,
     AuthorMetrics,
     Authorship,
+    Citation,
     ImportRun,
     Institution,
     Source,
@@ -121,8 +122,11 @@ class AuthorMetricsSerializer(serializers.ModelSerializer):
             "works_count", "citations", "h_index", "i10_index", "citations_by_year",
             "topics_count", "close_collaborators_count", "followers_count", "primary_category",
             "ai_score", "novelty", "first_year", "last_year", "collaborators_top", "topics_top",
-            "institutions_list", "computed_at",
+            "institutions_list", "computed_at", "site_citations",
         ]  # fmt: skip
+        extra_kwargs = {
+            "site_citations": {"help_text": "Citations of the author's works by works held here."}
+        }
 
     @extend_schema_field(serializers.IntegerField(allow_null=True))
     def get_h_index(self, metrics: AuthorMetrics) -> int | None:
@@ -210,6 +214,32 @@ class WorkDetailSerializer(WorkSerializer):
         ]  # fmt: skip
 
 
+class CitedWorkSerializer(serializers.ModelSerializer):
+    url = serializers.CharField(source="get_absolute_url", read_only=True)
+
+    class Meta:
+        model = Work
+        fields = ["id", "title", "url", "publication_year", "doi", "arxiv_id", "openalex_id"]
+
+
+class ReferenceSerializer(serializers.ModelSerializer):
+    """One work a work cites: always its OpenAlex id, and our work when it is held here."""
+
+    openalex_id = serializers.CharField(source="cited_openalex_id", read_only=True)
+    openalex_url = serializers.SerializerMethodField()
+    work = CitedWorkSerializer(
+        source="cited", read_only=True, allow_null=True, help_text="Null when not held here."
+    )
+
+    class Meta:
+        model = Citation
+        fields = ["openalex_id", "openalex_url", "work"]
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_openalex_url(self, citation: Citation) -> str:
+        return citations.openalex_url(citation.cited_openalex_id)
+
+
 class AuthorListFilter(filters.FilterSet):
     orcid = filters.CharFilter(help_text="An ORCID iD, e.g. 0000-0002-1825-0097.")
     openalex_id = filters.CharFilter(help_text="An OpenAlex author id, e.g. A5023888391.")
@@ -271,6 +301,36 @@ class WorkViewSet(viewsets.ReadOnlyModelViewSet):
 
     def get_serializer_class(self):
         return WorkDetailSerializer if self.action == "retrieve" else WorkSerializer
+
+    def _work(self) -> Work:
+        work = Work.objects.visible().filter(pk=self.kwargs["pk"]).first()
+        if work is None:
+            raise NotFound("No work has this id.")
+        return work
+
+    @extend_schema(
+        summary="The works a work cites",
+        description="Held works first (newest first), then the rest by OpenAlex id.",
+        responses=ReferenceSerializer(many=True),
+        filters=False,
+    )
+    @action(detail=True, filter_backends=[], serializer_class=ReferenceSerializer)
+    def references(self, request, pk=None):
+        rows = citations.reference_rows(self._work())
+        page = self.paginate_queryset(rows)
+        return self.get_paginated_response(ReferenceSerializer(page, many=True).data)
+
+    @extend_schema(
+        summary="The works held here that cite a work",
+        description="Newest first. The source's own count is the work's cited_by_count.",
+        responses=WorkSerializer(many=True),
+        filters=False,
+    )
+    @action(detail=True, url_path="cited-by", filter_backends=[], serializer_class=WorkSerializer)
+    def cited_by(self, request, pk=None):
+        rows = selectors.works_with_authors(citations.citing_works(self._work()))
+        page = self.paginate_queryset(rows)
+        return self.get_paginated_response(WorkSerializer(page, many=True).data)
 
 
 class TopicFilter(filters.FilterSet):
