@@ -290,6 +290,14 @@ class Work(TimeStamped):
     landing_url = models.URLField(max_length=500, blank=True)
     license = models.CharField(max_length=100, blank=True)
     is_open_access = models.BooleanField(null=True, blank=True)
+    # OpenAlex open_access.oa_status ("gold", "green", ...) and its best open copy.
+    oa_status = models.CharField("OA status", max_length=16, blank=True, db_index=True)
+    oa_url = models.URLField("best open copy", max_length=500, blank=True)
+    # OpenAlex biblio: where the work sits in its journal.
+    volume = models.CharField(max_length=50, blank=True)
+    issue = models.CharField(max_length=50, blank=True)
+    first_page = models.CharField(max_length=50, blank=True)
+    last_page = models.CharField(max_length=50, blank=True)
     is_retracted = models.BooleanField(default=False)
     embargo_until = models.DateField(null=True, blank=True)
     # Unknown stays unknown: None means no source told us the count.

@@ -114,6 +114,12 @@ class WorkRecord:
     landing_url: str = ""
     license: str = ""
     is_open_access: bool | None = None
+    oa_status: str = ""  # OpenAlex open_access.oa_status, one of OA_STATUSES
+    oa_url: str = ""  # the best open copy (http(s) only)
+    volume: str = ""
+    issue: str = ""
+    first_page: str = ""
+    last_page: str = ""
     is_retracted: bool = False
     cited_by_count: int | None = None  # None: the source did not say
     counts_by_year: list[dict] = field(default_factory=list)  # [{"year", "cited_by_count"}]

@@ -275,6 +275,9 @@ def _work_record(payload: dict, work_id: str, title: str) -> WorkRecord:
         license=_text(location.get("license")),
         code_url=_code_url(payload, abstract),
         is_open_access=_open_access(payload),
+        oa_status=_oa_status(payload),
+        oa_url=_url(dropped, "oa_url", _oa_url(payload)),
+        **_biblio(payload.get("biblio")),
         is_retracted=payload.get("is_retracted") is True,
         cited_by_count=_int(payload.get("cited_by_count")),
         counts_by_year=_counts_by_year(payload.get("counts_by_year")),
@@ -339,6 +342,40 @@ def _main_location(payload: dict) -> dict:
 def _open_access(payload: dict) -> bool | None:
     value = _dict(payload.get("open_access")).get("is_oa")
     return value if isinstance(value, bool) else None
+
+
+# OpenAlex open_access.oa_status values; "closed" is a status too.
+OA_STATUSES = ("diamond", "gold", "hybrid", "bronze", "green", "closed")
+BIBLIO_MAX = 50  # volume, issue and page columns
+
+
+def _oa_status(payload: dict) -> str:
+    value = _text(_dict(payload.get("open_access")).get("oa_status")).lower()
+    return value if value in OA_STATUSES else ""
+
+
+def _oa_url(payload: dict) -> object:
+    """The best open copy: its PDF, else its landing page, else open_access.oa_url."""
+    best = _dict(payload.get("best_oa_location"))
+    return (
+        best.get("pdf_url")
+        or best.get("landing_page_url")
+        or _dict(payload.get("open_access")).get("oa_url")
+    )
+
+
+def _biblio(value: object) -> dict[str, str]:
+    """Volume, issue and pages as short one-line strings (numbers become text)."""
+    biblio = _dict(value)
+    fields = ("volume", "issue", "first_page", "last_page")
+    found = {}
+    for name in fields:
+        raw = biblio.get(name)
+        if isinstance(raw, int | float) and not isinstance(raw, bool):
+            raw = str(raw)
+        text = _line(raw, BIBLIO_MAX) if isinstance(raw, str) else ""
+        found[name] = text
+    return found
 
 
 def _pmid(value: object) -> str | None:
