@@ -59,6 +59,10 @@ class FunderAdmin(admin.ModelAdmin):
     search_fields = ["name", "openalex_id", "ror"]
 
 
+# The front page lists what waits for staff and what runs (publications.curation_home).
+admin.site.index_template = "admin/curation_index.html"
+
+
 # Shared pieces of the curation views ------------------------------------------
 
 

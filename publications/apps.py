@@ -11,6 +11,14 @@ class PublicationsConfig(AppConfig):
 
     def ready(self) -> None:
         from publications import receivers  # noqa: F401 - connects the receivers
+        from publications.curation_home import Queue, queue_register
+
+        queue_register(
+            Queue("Import problems open", "publications.ImportProblem", {"status": "open"})
+        )
+        queue_register(
+            Queue("Merge candidates open", "publications.MergeCandidate", {"status": "open"})
+        )
 
         if settings.CELERY_TASK_ALWAYS_EAGER:
             logger.info("REDIS_URL is not set: Celery tasks run inline in this process.")
