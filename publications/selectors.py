@@ -159,9 +159,8 @@ def work_for_page(pk: int) -> Work:
 def _places(authorship) -> list[Affiliation]:
     """The authorship's institutions, else the affiliation text its source record gave."""
     label = Source(authorship.source).label if authorship.source in Source.values else "source"
-    places = [
-        Affiliation(i.name, "from the OpenAlex institution record") for i in authorship.institutions.all()
-    ]
+    from_record = "from the OpenAlex institution record"
+    places = [Affiliation(i.name, from_record) for i in authorship.institutions.all()]
     if not places and authorship.raw_affiliation:
         written = f"as written in the {label} record"
         places = [
