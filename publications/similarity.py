@@ -5,7 +5,13 @@ into one score in [0, 1]:
 
 - text: TF-IDF cosine over title (counted twice) and abstract;
 - topics: Jaccard overlap of the works' topics;
-- authors: Jaccard overlap of the works' authors.
+- authors: Jaccard overlap of the works' authors;
+- references: how many works both cite (bibliographic coupling), by OpenAlex
+  id whether or not we hold them;
+- citers: how many works held here cite both (co-citation).
+
+The two citation counts weigh ``n / (n + CITATION_HALF)``: one shared work
+counts a little, a handful nearly fully, however long the reference lists.
 
 The five best matches (score at least ``MIN_SCORE``) are stored as
 ``WorkSimilarity`` rows with the reasons for each. Each work also gets its
@@ -31,13 +37,22 @@ from django.db.models import Count, Min, Q
 from scipy import sparse
 from sklearn.feature_extraction.text import TfidfVectorizer
 
-from publications.models import Author, Authorship, Topic, Work, WorkSimilarity, WorkTopic
+from publications.models import (
+    Author,
+    Authorship,
+    Citation,
+    Topic,
+    Work,
+    WorkSimilarity,
+    WorkTopic,
+)
 from publications.text import plain_text
 
 logger = logging.getLogger("publications")
 
 NEIGHBOURS = 5
-WEIGHTS = {"text": 0.6, "topics": 0.25, "authors": 0.15}
+WEIGHTS = {"text": 0.5, "topics": 0.2, "authors": 0.1, "references": 0.1, "citers": 0.1}
+CITATION_HALF = 3.0  # shared works at which a citation component is worth half its weight
 MIN_SCORE = 0.05
 # A component is named as a reason when it adds at least this much to the score.
 REASON_MIN_CONTRIBUTION = 0.03
@@ -67,9 +82,20 @@ class Corpus:
     prior: np.ndarray  # stored prior similarity, NaN when unknown
     topic_names: dict[int, str] = field(default_factory=dict)
     topic_frequency: dict[int, int] = field(default_factory=dict)
+    references: sparse.csr_matrix | None = None  # works x cited OpenAlex ids, 0/1
+    citers: sparse.csr_matrix | None = None  # works x works held here citing them, 0/1
     _text_t: sparse.csr_matrix | None = None
     _topics_t: sparse.csr_matrix | None = None
     _authors_t: sparse.csr_matrix | None = None
+    _references_t: sparse.csr_matrix | None = None
+    _citers_t: sparse.csr_matrix | None = None
+
+    def __post_init__(self) -> None:
+        n = len(self.ids)
+        if self.references is None:
+            self.references = sparse.csr_matrix((n, 0), dtype=np.float32)
+        if self.citers is None:
+            self.citers = sparse.csr_matrix((n, 0), dtype=np.float32)
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -89,6 +115,12 @@ class Corpus:
             self._authors_t = self.authors.T.tocsr()
         return self._text_t, self._topics_t, self._authors_t
 
+    def citations_transposed(self) -> tuple[sparse.csr_matrix, sparse.csr_matrix]:
+        if self._references_t is None:
+            self._references_t = self.references.T.tocsr()
+            self._citers_t = self.citers.T.tocsr()
+        return self._references_t, self._citers_t
+
 
 @dataclass
 class Match:
@@ -97,6 +129,13 @@ class Match:
     text: float
     topics: float
     authors: float
+    references: int = 0  # works both cite
+    citers: int = 0  # works held here that cite both
+
+
+def citation_weight(shared: float) -> float:
+    """What ``shared`` works in common are worth, from 0 towards 1."""
+    return shared / (shared + CITATION_HALF) if shared > 0 else 0.0
 
 
 # Loading ----------------------------------------------------------------------
@@ -188,7 +227,10 @@ def load_corpus() -> Corpus:
     author_pairs = Authorship.objects.filter(visible).values_list("work_id", "author_id")
     authors, author_ids = _incidence(author_pairs.iterator(chunk_size=5000), row_of, n)
     frequency = np.asarray(topics.sum(axis=0)).ravel()
+    references, citers = _citation_incidence(row_of, n)
     return Corpus(
+        references=references,
+        citers=citers,
         ids=np.array(ids, dtype=np.int64),
         text=text,
         topics=topics,
@@ -205,6 +247,20 @@ def load_corpus() -> Corpus:
         if len(topic_ids)
         else {},
     )
+
+
+def _citation_incidence(row_of: dict[int, int], n: int):
+    """Each work's references (by OpenAlex id) and the visible works citing it."""
+    links = Citation.objects.filter(citing__merged_into__isnull=True)
+    cited_ids = links.values_list("citing_id", "cited_openalex_id").order_by()
+    numbered = (
+        (work_id, int(cited[1:])) for work_id, cited in cited_ids.iterator(chunk_size=5000)
+        if cited[1:].isdigit()
+    )  # fmt: skip
+    references, _ = _incidence(numbered, row_of, n)
+    citing = links.filter(cited__isnull=False).values_list("cited_id", "citing_id").order_by()
+    citers, _ = _incidence(citing.iterator(chunk_size=5000), row_of, n)
+    return references, citers
 
 
 # Scoring ----------------------------------------------------------------------
@@ -226,6 +282,18 @@ class ChunkScores:
     topics: np.ndarray
     authors: np.ndarray
     score: np.ndarray
+    references: np.ndarray | None = None  # counts of works both cite
+    citers: np.ndarray | None = None  # counts of works citing both
+
+
+def _shared_counts(rows: sparse.csr_matrix, others_t: sparse.csr_matrix) -> np.ndarray:
+    if not others_t.shape[0]:
+        return np.zeros((rows.shape[0], others_t.shape[1]), dtype=np.float32)
+    return (rows @ others_t).toarray().astype(np.float32, copy=False)
+
+
+def _weighted(counts: np.ndarray) -> np.ndarray:
+    return counts / (counts + np.float32(CITATION_HALF))
 
 
 def chunk_size(corpus: Corpus) -> int:
@@ -235,6 +303,7 @@ def chunk_size(corpus: Corpus) -> int:
 def score_chunks(corpus: Corpus, rows: np.ndarray) -> Iterator[ChunkScores]:
     """Scores of ``rows`` against the whole corpus, a chunk of rows at a time."""
     text_t, topics_t, authors_t = corpus.transposed()
+    references_t, citers_t = corpus.citations_transposed()
     topic_sizes = np.asarray(corpus.topics.sum(axis=1)).ravel()
     author_sizes = np.asarray(corpus.authors.sum(axis=1)).ravel()
     size = chunk_size(corpus)
@@ -246,8 +315,12 @@ def score_chunks(corpus: Corpus, rows: np.ndarray) -> Iterator[ChunkScores]:
         authors = _jaccard(corpus.authors[chunk], authors_t, author_sizes, chunk)
         score = WEIGHTS["text"] * text + WEIGHTS["topics"] * topics
         score += WEIGHTS["authors"] * authors
+        references = _shared_counts(corpus.references[chunk], references_t)
+        citers = _shared_counts(corpus.citers[chunk], citers_t)
+        score += WEIGHTS["references"] * _weighted(references)
+        score += WEIGHTS["citers"] * _weighted(citers)
         score[np.arange(len(chunk)), chunk] = -1.0  # never one's own match
-        yield ChunkScores(chunk, text, topics, authors, score)
+        yield ChunkScores(chunk, text, topics, authors, score, references, citers)
 
 
 def best_matches(scores: ChunkScores, i: int, *, limit: int = NEIGHBOURS) -> list[Match]:
@@ -265,6 +338,8 @@ def best_matches(scores: ChunkScores, i: int, *, limit: int = NEIGHBOURS) -> lis
             float(scores.text[i, j]),
             float(scores.topics[i, j]),
             float(scores.authors[i, j]),
+            int(scores.references[i, j]) if scores.references is not None else 0,
+            int(scores.citers[i, j]) if scores.citers is not None else 0,
         )
         for j in ordered
     ]
@@ -312,6 +387,14 @@ def reasons(corpus: Corpus, row: int, match: Match, author_names: dict[int, str]
             names = [author_names.get(int(corpus.author_ids[c]), "?") for c in shared]
             label = ("shares author " if len(names) == 1 else "shares authors ") + _names(names)
         found.append((WEIGHTS["authors"] * match.authors, "authors", label))
+    if match.references:
+        count = match.references
+        label = f"cites {count if count > 1 else 'one'} of the same works"
+        found.append((WEIGHTS["references"] * citation_weight(count), "references", label))
+    if match.citers:
+        count = match.citers
+        label = f"cited together by {count} work{'s' if count != 1 else ''}"
+        found.append((WEIGHTS["citers"] * citation_weight(count), "citers", label))
     if match.text:
         both = corpus.has_abstract[row] and corpus.has_abstract[match.similar_row]
         label = "similar abstract" if both else "similar title"
