@@ -75,6 +75,8 @@ def unique_keys(works: QuerySet[Work]) -> dict[int, str]:
     )
     rows = (
         works.order_by("id")
+        .select_related(None)
+        .prefetch_related(None)
         .only("id", "title", "publication_year", "publication_date", "arxiv_id", "provenance")
         .annotate(first_author=Subquery(first_author))
     )

@@ -9,9 +9,14 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
-from pylatexenc.latex2text import LatexNodes2Text
-from pylatexenc.latexencode import UnicodeToLatexEncoder
+from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
+from pylatexenc.latexencode import (
+    RULE_CALLABLE,
+    UnicodeToLatexConversionRule,
+    UnicodeToLatexEncoder,
+)
 
 # A math span, a command, an accent command or a braced command: text written in LaTeX.
 _LATEX_MARKS = re.compile(r"\$[^$]+\$|\\[a-zA-Z]{2,}|\\[\"'`^~=.][a-zA-Z{]|\{\\")
@@ -21,13 +26,22 @@ _BARE_SPECIAL = re.compile(r"(?<!\\)([%&#])")
 # (zero-width, bidirectional overrides) that reorder or hide what follows.
 _INVISIBLE = {"Cc", "Cf", "Cs", "Co", "Cn"}
 
-_TO_TEXT = LatexNodes2Text(math_mode="text")
-_TO_LATEX = UnicodeToLatexEncoder(
-    non_ascii_only=False,
-    unknown_char_policy="keep",
-    unknown_char_warning=False,
-    replacement_latex_protection="braces-all",
+_TEXT_MACROS = get_default_latex_context_db()
+_TEXT_MACROS.add_context_category(
+    "braces",
+    prepend=True,
+    macros=[
+        MacroTextSpec(name, text)
+        for name, text in (
+            ("textbraceleft", "{"),
+            ("textbraceright", "}"),
+            # The ASCII characters themselves, not the spacing accents U+02C6 and U+02DC.
+            ("textasciicircum", "^"),
+            ("textasciitilde", "~"),
+        )
+    ],
 )
+_TO_TEXT = LatexNodes2Text(math_mode="text", latex_context=_TEXT_MACROS)
 
 
 def visible_text(value: str) -> str:
@@ -64,6 +78,44 @@ def as_text(value: str, *, from_arxiv: bool = False) -> str:
     if looks_like_latex(value, from_arxiv=from_arxiv):
         return latex_to_text(value)
     return value
+
+
+_BRACE_COMMANDS = {"{": r"{\textbraceleft}", "}": r"{\textbraceright}"}
+_ENCODER_OPTIONS = {
+    "non_ascii_only": False,
+    "unknown_char_policy": "keep",
+    "unknown_char_warning": False,
+    "replacement_latex_protection": "braces-all",
+}
+_DEFAULT_TO_LATEX = UnicodeToLatexEncoder(**_ENCODER_OPTIONS)
+
+
+@lru_cache(maxsize=8192)
+def _lossless_latex(char: str) -> str | None:
+    """The LaTeX for ``char`` when it reads back as ``char`` (Greek Ε is not the letter E)."""
+    latex = _DEFAULT_TO_LATEX.unicode_to_latex(char)
+    return latex if _TO_TEXT.latex_to_text(latex) == char else None
+
+
+def _braces_and_lossless(text: str, position: int) -> tuple[int, str] | None:
+    char = text[position]
+    if char in _BRACE_COMMANDS:
+        # BibTeX counts a brace even after a backslash: one unmatched \{ would
+        # swallow the rest of the file, so a brace is written as a command.
+        return 1, _BRACE_COMMANDS[char]
+    if char.isascii():
+        return None  # the default rules escape the specials
+    # A character with no faithful LaTeX form stays itself: UTF-8 BibTeX reads it.
+    return 1, _lossless_latex(char) or char
+
+
+_TO_LATEX = UnicodeToLatexEncoder(
+    conversion_rules=[
+        UnicodeToLatexConversionRule(RULE_CALLABLE, _braces_and_lossless, "none"),
+        "defaults",
+    ],
+    **_ENCODER_OPTIONS,
+)
 
 
 def text_to_latex(value: str) -> str:

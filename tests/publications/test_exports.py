@@ -65,7 +65,7 @@ def test_bibtex_escapes_every_tex_special_character(client, work):
     text = client.get(f"/works/{work.pk}/export.bib").content.decode()
     assert text.startswith("@article{jangda202250,\n")
     assert (
-        "  title = {{50{\\%} of {\\{}braces{\\}} cost {\\$}1024 more: a{\\_}b "
+        "  title = {{50{\\%} of {\\textbraceleft}braces{\\textbraceright} cost {\\$}1024 more: a{\\_}b "
         "{\\textasciitilde} c{\\textasciicircum}d {\\#}1 {\\&} friends {\\textbackslash} back}},"
     ) in text
     assert "  journal = {Journal of Odd {\\&} Even{\\_}Numbers}," in text
