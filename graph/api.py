@@ -12,7 +12,7 @@ from graph import neighbourhood
 from graph.forms import MAX_MIN_JOINT
 from publications.models import Author
 
-EDGE_KINDS = ["coauthor", "wrote", "topic", "affiliation"]
+EDGE_KINDS = ["coauthor", "wrote", "topic", "affiliation", "cites"]
 
 
 class GraphQuerySerializer(serializers.Serializer):
@@ -23,7 +23,10 @@ class GraphQuerySerializer(serializers.Serializer):
     )
     kinds = serializers.CharField(
         required=False,
-        help_text="Comma-separated node kinds to include: person, paper, topic, institution.",
+        help_text=(
+            "Comma-separated kinds to include: person, paper, topic, institution, and "
+            "citations (cites edges between the papers shown)."
+        ),
     )
     year_from = serializers.IntegerField(required=False, min_value=1000, max_value=2100)
     year_to = serializers.IntegerField(required=False, min_value=1000, max_value=2100)
@@ -36,11 +39,11 @@ class GraphQuerySerializer(serializers.Serializer):
 
     def validate_kinds(self, value: str) -> tuple[str, ...]:
         kinds = tuple(k.strip() for k in value.split(",") if k.strip())
-        unknown = sorted(set(kinds) - set(neighbourhood.KINDS))
+        unknown = sorted(set(kinds) - set(neighbourhood.SHOWABLE))
         if unknown or not kinds:
             raise serializers.ValidationError(
                 f"Unknown kind {', '.join(unknown) or '(empty)'}; use "
-                f"{', '.join(neighbourhood.KINDS)}."
+                f"{', '.join(neighbourhood.SHOWABLE)}."
             )
         return kinds
 
@@ -107,7 +110,7 @@ class AuthorGraphView(APIView):
         query.is_valid(raise_exception=True)
         data = query.validated_data
         filters = neighbourhood.Filters(
-            kinds=data.get("kinds") or neighbourhood.KINDS,
+            kinds=data.get("kinds") or neighbourhood.SHOWABLE,
             year_from=data.get("year_from"),
             year_to=data.get("year_to"),
             min_joint=data.get("min_joint") or neighbourhood.CLOSE_COLLABORATOR_MIN_WORKS,

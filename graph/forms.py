@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django import forms
 
-from graph.neighbourhood import CLOSE_COLLABORATOR_MIN_WORKS, KIND_LABELS, KINDS, Filters
+from graph.neighbourhood import CLOSE_COLLABORATOR_MIN_WORKS, SHOW_LABELS, SHOWABLE, Filters
 from publications.search import YearRangeForm
 
 MAX_MIN_JOINT = 1000
@@ -13,7 +13,7 @@ MAX_MIN_JOINT = 1000
 class GraphFilterForm(YearRangeForm):
     kinds = forms.MultipleChoiceField(
         required=False,
-        choices=list(KIND_LABELS.items()),
+        choices=list(SHOW_LABELS.items()),
         widget=forms.CheckboxSelectMultiple,
         label="Show",
     )
@@ -29,7 +29,7 @@ class GraphFilterForm(YearRangeForm):
         self.is_valid()
         data = getattr(self, "cleaned_data", {})
         return Filters(
-            kinds=tuple(data.get("kinds") or KINDS),
+            kinds=tuple(data.get("kinds") or SHOWABLE),
             year_from=data.get("year_from"),
             year_to=data.get("year_to"),
             min_joint=data.get("min_joint") or CLOSE_COLLABORATOR_MIN_WORKS,

@@ -30,7 +30,7 @@ from django.urls import reverse
 
 from graph.models import CoauthorEdge
 from publications.metrics import CLOSE_COLLABORATOR_MIN_WORKS
-from publications.models import Author, Authorship, Work
+from publications.models import Author, Authorship, Citation, Work
 
 PERSON, PAPER, TOPIC, INSTITUTION = "person", "paper", "topic", "institution"
 KINDS = (PERSON, PAPER, TOPIC, INSTITUTION)
@@ -40,6 +40,10 @@ KIND_LABELS = {
     TOPIC: "Topics",
     INSTITUTION: "Institutions",
 }
+# Links that can be switched on and off beside the node kinds: citations between papers.
+CITATIONS = "citations"
+SHOWABLE = (*KINDS, CITATIONS)
+SHOW_LABELS = {**KIND_LABELS, CITATIONS: "Citations between papers"}
 LAYOUT_SEED = 7
 # Papers are picked among this many of the researcher's newest works.
 RECENT_POOL = 200
@@ -76,7 +80,7 @@ EXPLORER = Limits(
 class Filters:
     """What the explorer and the API let a visitor narrow down."""
 
-    kinds: tuple[str, ...] = KINDS
+    kinds: tuple[str, ...] = SHOWABLE
     year_from: int | None = None
     year_to: int | None = None
     # Close collaborators are co-authors of at least this many joint works, on the
@@ -102,7 +106,7 @@ class Node:
 class Edge:
     source: str
     target: str
-    kind: str  # coauthor, wrote, topic, affiliation
+    kind: str  # coauthor, wrote, topic, affiliation, cites (source cites target)
     weight: int = 1
     first_year: int | None = None
     last_year: int | None = None
@@ -124,7 +128,9 @@ class Neighbourhood:
         return grouped
 
     def counts(self) -> dict[str, int]:
-        return {kind: len(nodes) for kind, nodes in self.by_kind().items()}
+        counts = {kind: len(nodes) for kind, nodes in self.by_kind().items()}
+        counts[CITATIONS] = sum(1 for edge in self.edges if edge.kind == "cites")
+        return counts
 
     def as_dict(self) -> dict:
         return {
@@ -372,10 +378,27 @@ def build(
             for person in [author.pk, *with_people]:
                 edges.append(Edge(f"a{person}", key, "wrote"))
 
+    if CITATIONS in kinds:
+        edges.extend(citation_edges([k for k, n in nodes.items() if n.kind == PAPER]))
     hood.nodes = list(nodes.values())
     hood.edges = [e for e in edges if e.source in nodes and e.target in nodes]
     layout(hood)
     return hood
+
+
+def citation_edges(paper_keys: list[str]) -> list[Edge]:
+    """A "cites" edge for each paper shown that cites another one shown (one query)."""
+    ids = [int(key[1:]) for key in paper_keys]
+    if len(ids) < 2:
+        return []
+    pairs = (
+        Citation.objects.filter(citing_id__in=ids, cited_id__in=ids)
+        .exclude(citing_id=F("cited_id"))
+        .values_list("citing_id", "cited_id")
+        .distinct()
+        .order_by("citing_id", "cited_id")
+    )
+    return [Edge(f"w{citing}", f"w{cited}", "cites") for citing, cited in pairs]
 
 
 def _works_of(author_id: int):

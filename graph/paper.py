@@ -29,6 +29,7 @@ from graph.neighbourhood import (
     Neighbourhood,
     Node,
     _plural,
+    citation_edges,
     layout,
     person_url,
 )
@@ -191,6 +192,7 @@ def build_paper(work: Work, *, limits: PaperLimits = PAPER_EXPLORER) -> Neighbou
             ).values_list("work_id", "author_id")[: limits.similar * limits.authors]:
                 edges.append(Edge(f"a{author_id}", f"w{work_id}", "wrote"))
 
+    edges.extend(citation_edges([k for k, n in nodes.items() if n.kind == PAPER]))
     hood.nodes = list(nodes.values())
     hood.edges = [e for e in edges if e.source in nodes and e.target in nodes]
     layout(hood)

@@ -36,6 +36,7 @@ EDGE_COLOURS = {
     "topic": "#d9b68c",
     "affiliation": "#b9a3d6",
     "similar": "#8fbfae",
+    "cites": "#0b6e4f",
 }
 LABEL_LENGTH = 28
 
@@ -194,10 +195,12 @@ def draw(
         a, b = nodes[edge.source], nodes[edge.target]
         (x1, y1), (x2, y2) = at(a), at(b)
         width = 1.0 + 4.0 * (edge.weight / strongest) if edge.kind == "coauthor" else 1.0
+        # A citation is dashed, so it reads apart from authorship links of the same colour.
+        dashed = ' stroke-dasharray="6 3"' if edge.kind == "cites" else ""
         parts.append(
             f'<line class="edge edge-{edge.kind}" data-kinds="{a.kind} {b.kind}" '
             f'x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" '
-            f'stroke="{EDGE_COLOURS[edge.kind]}" stroke-width="{width:.1f}"/>'
+            f'stroke="{EDGE_COLOURS[edge.kind]}" stroke-width="{width:.1f}"{dashed}/>'
         )
     parts.append("</g>")
     parts.append('<g class="graph-nodes">')

@@ -98,7 +98,7 @@ def explorer(request: HttpRequest, pk: int) -> HttpResponse:
         return redirect(reverse("graph:explorer", args=[author.merged_into_id]), permanent=True)
     if author.is_deleted:
         raise Http404("This author record was deleted at the source.")
-    form = GraphFilterForm(request.GET or None, initial={"kinds": list(neighbourhood.KINDS)})
+    form = GraphFilterForm(request.GET or None, initial={"kinds": list(neighbourhood.SHOWABLE)})
     valid = form.is_valid() if request.GET else True
     hood = neighbourhood.build(author, limits=neighbourhood.EXPLORER, filters=form.filters())
     groups = hood.by_kind()
