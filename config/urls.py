@@ -1,10 +1,12 @@
 from csp.decorators import csp_update
 from django.conf import settings
 from django.contrib import admin
+from django.contrib.sitemaps import views as sitemap_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from config import views
+from config.sitemaps import SITEMAPS
 from profiles.urls import researcher_patterns
 from publications.urls import work_patterns
 
@@ -32,6 +34,13 @@ urlpatterns = [
     path("", include("graph.urls")),
     path("", include("trust.urls")),
     path("", include("profiles.people_urls")),
+    path("sitemap.xml", sitemap_views.index, {"sitemaps": SITEMAPS}, name="sitemap"),
+    path(
+        "sitemap-<section>.xml",
+        sitemap_views.sitemap,
+        {"sitemaps": SITEMAPS},
+        name="django.contrib.sitemaps.views.sitemap",
+    ),
     path("healthz", views.healthz, name="healthz"),
     path("admin/", admin.site.urls),
     path("accounts/", include("allauth.urls")),
