@@ -1,10 +1,11 @@
 from django.contrib import admin
 
 from graph import models
+from publications.admin_audit import AuditedModelAdmin
 
 
 @admin.register(models.CoauthorEdge)
-class CoauthorEdgeAdmin(admin.ModelAdmin):
+class CoauthorEdgeAdmin(AuditedModelAdmin):
     list_display = [
         "author_low",
         "author_high",

@@ -7,11 +7,12 @@ from profiles import claims, models
 from profiles.claim_review import claim_review
 from profiles.forms import ApproveClaimForm, RejectClaimForm
 from publications.admin import CurationAdmin
+from publications.admin_audit import AuditedModelAdmin
 from publications.curation import audit_record
 
 
 @admin.register(models.Profile)
-class ProfileAdmin(admin.ModelAdmin):
+class ProfileAdmin(AuditedModelAdmin):
     list_display = ["author", "user", "tagline", "open_to_collaborate", "updated_at"]
     list_filter = ["open_to_collaborate"]
     search_fields = ["author__display_name", "user__email", "tagline"]
@@ -138,7 +139,7 @@ class ClaimAdmin(CurationAdmin):
 
 
 @admin.register(models.Follow)
-class FollowAdmin(admin.ModelAdmin):
+class FollowAdmin(AuditedModelAdmin):
     list_display = ["user", "author", "created_at"]
     search_fields = ["user__email", "author__display_name"]
     list_select_related = ["user", "author"]
@@ -146,7 +147,7 @@ class FollowAdmin(admin.ModelAdmin):
 
 
 @admin.register(models.Preferences)
-class PreferencesAdmin(admin.ModelAdmin):
+class PreferencesAdmin(AuditedModelAdmin):
     list_display = ["user", "email_digest", "following_seen_at", "digest_sent_at"]
     list_filter = ["email_digest"]
     search_fields = ["user__email"]
@@ -154,7 +155,7 @@ class PreferencesAdmin(admin.ModelAdmin):
 
 
 @admin.register(models.Notification)
-class NotificationAdmin(admin.ModelAdmin):
+class NotificationAdmin(AuditedModelAdmin):
     list_display = ["user", "kind", "text", "created_at", "read_at"]
     list_filter = ["kind"]
     search_fields = ["user__email", "text"]
@@ -168,14 +169,14 @@ class NotificationAdmin(admin.ModelAdmin):
 
 
 @admin.register(models.Block)
-class BlockAdmin(admin.ModelAdmin):
+class BlockAdmin(AuditedModelAdmin):
     list_display = ["blocker", "blocked", "created_at"]
     search_fields = ["blocker__email", "blocked__email"]
     raw_id_fields = ["blocker", "blocked"]
 
 
 @admin.register(models.Report)
-class ReportAdmin(admin.ModelAdmin):
+class ReportAdmin(AuditedModelAdmin):
     """Reports are members' writing: staff read and decide them, and change nothing else."""
 
     list_display = [

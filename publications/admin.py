@@ -26,26 +26,27 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
 
 from publications import curation, curation_pages, models, uploads
+from publications.admin_audit import AuditedModelAdmin
 from publications.forms import KIND_ROWS, AuthorSplitForm, ImportRunForm
 from publications.permissions import ADD, admin_allows
 
 
 @admin.register(models.Institution)
-class InstitutionAdmin(admin.ModelAdmin):
+class InstitutionAdmin(AuditedModelAdmin):
     list_display = ["name", "country_code", "type", "homepage_domain", "ror", "openalex_id"]
     list_filter = ["type", "country_code"]
     search_fields = ["name", "ror", "openalex_id", "homepage_domain"]
 
 
 @admin.register(models.Venue)
-class VenueAdmin(admin.ModelAdmin):
+class VenueAdmin(AuditedModelAdmin):
     list_display = ["name", "type", "publisher", "issn_l", "openalex_id"]
     list_filter = ["type"]
     search_fields = ["name", "issn_l", "openalex_id", "publisher"]
 
 
 @admin.register(models.Topic)
-class TopicAdmin(admin.ModelAdmin):
+class TopicAdmin(AuditedModelAdmin):
     list_display = ["name", "kind", "key", "parent"]
     list_filter = ["kind"]
     search_fields = ["name", "key"]
@@ -54,7 +55,7 @@ class TopicAdmin(admin.ModelAdmin):
 
 
 @admin.register(models.Funder)
-class FunderAdmin(admin.ModelAdmin):
+class FunderAdmin(AuditedModelAdmin):
     list_display = ["name", "openalex_id", "ror"]
     search_fields = ["name", "openalex_id", "ror"]
 
@@ -90,7 +91,7 @@ def _short(text: str, size: int = 90) -> str:
     return format_html('<span title="{}">{}…</span>', text, text[: size - 1])
 
 
-class CurationAdmin(admin.ModelAdmin):
+class CurationAdmin(AuditedModelAdmin):
     """An admin whose staff actions are custom URLs guarded by the change permission."""
 
     curation_routes: list[tuple[str, str, bool]] = []  # (route, view method, POST only)
@@ -181,7 +182,7 @@ class AuthorshipInline(admin.TabularInline):
 
 
 @admin.register(models.Author)
-class AuthorAdmin(admin.ModelAdmin):
+class AuthorAdmin(AuditedModelAdmin):
     list_display = [
         "display_name",
         "orcid",
@@ -345,7 +346,7 @@ class AuthorAdmin(admin.ModelAdmin):
 
 
 @admin.register(models.AuthorMetrics)
-class AuthorMetricsAdmin(admin.ModelAdmin):
+class AuthorMetricsAdmin(AuditedModelAdmin):
     list_display = [
         "author",
         "works_count",
@@ -362,7 +363,7 @@ class AuthorMetricsAdmin(admin.ModelAdmin):
 
 
 @admin.register(models.Work)
-class WorkAdmin(admin.ModelAdmin):
+class WorkAdmin(AuditedModelAdmin):
     list_display = [
         "title",
         "type",
@@ -389,7 +390,7 @@ class WorkAdmin(admin.ModelAdmin):
 
 
 @admin.register(models.Authorship)
-class AuthorshipAdmin(admin.ModelAdmin):
+class AuthorshipAdmin(AuditedModelAdmin):
     list_display = ["work", "author", "position", "raw_name", "source", "confidence"]
     list_filter = ["source"]
     search_fields = ["raw_name", "author__display_name", "work__title"]
@@ -399,7 +400,7 @@ class AuthorshipAdmin(admin.ModelAdmin):
 
 
 @admin.register(models.WorkTopic)
-class WorkTopicAdmin(admin.ModelAdmin):
+class WorkTopicAdmin(AuditedModelAdmin):
     list_display = ["work", "topic", "score", "is_primary", "source"]
     list_filter = ["source", "is_primary", "topic__kind"]
     search_fields = ["work__title", "topic__name"]
@@ -408,7 +409,7 @@ class WorkTopicAdmin(admin.ModelAdmin):
 
 
 @admin.register(models.Grant)
-class GrantAdmin(admin.ModelAdmin):
+class GrantAdmin(AuditedModelAdmin):
     list_display = ["funder", "award_id", "work"]
     search_fields = ["award_id", "funder__name", "work__title"]
     list_select_related = ["funder", "work"]
@@ -416,7 +417,7 @@ class GrantAdmin(admin.ModelAdmin):
 
 
 @admin.register(models.WorkSimilarity)
-class WorkSimilarityAdmin(admin.ModelAdmin):
+class WorkSimilarityAdmin(AuditedModelAdmin):
     list_display = ["work", "similar", "score", "computed_at"]
     search_fields = ["work__title", "similar__title"]
     list_select_related = ["work", "similar"]
@@ -424,7 +425,7 @@ class WorkSimilarityAdmin(admin.ModelAdmin):
 
 
 @admin.register(models.SourceRecord)
-class SourceRecordAdmin(admin.ModelAdmin):
+class SourceRecordAdmin(AuditedModelAdmin):
     list_display = ["external_id", "source", "entity", "work", "author", "fetched_at"]
     list_filter = ["source", "entity"]
     search_fields = ["external_id"]
@@ -889,7 +890,7 @@ class MergeCandidateAdmin(CurationAdmin):
 
 
 @admin.register(models.LinkConstraint)
-class LinkConstraintAdmin(admin.ModelAdmin):
+class LinkConstraintAdmin(AuditedModelAdmin):
     list_display = ["__str__", "kind", "source", "created_by", "created_at"]
     list_filter = ["kind", "source"]
     search_fields = ["author__display_name", "work__title", "reason"]

@@ -37,7 +37,7 @@ from publications.records import MappingError
 
 Actor = AbstractBaseUser | None
 
-UNDO = "undo"
+UNDO = "audit_event_undo"
 MUST, CANNOT = LinkConstraint.Kind.MUST_LINK, LinkConstraint.Kind.CANNOT_LINK
 # Blank fields of a kept work are filled from the work merged into it.
 WORK_FILL_FIELDS = [*WORK_RECORD_FIELDS, "venue_id", "normalized_title", "first_author_surname"]
@@ -190,7 +190,7 @@ def merge_candidate_merge(*, candidate: MergeCandidate, actor: Actor) -> AuditEv
             before = _candidate_decide(candidate, MergeCandidate.Status.SUPERSEDED, actor)
             return audit_record(
                 actor=actor,
-                action="merge_candidate.superseded",
+                action="merge_candidate_supersede",
                 target=candidate,
                 data={"candidate": before, "record": left.pk},
             )
@@ -272,7 +272,7 @@ def merge_candidate_keep_apart(*, candidate: MergeCandidate, actor: Actor) -> Au
         before = _candidate_decide(candidate, MergeCandidate.Status.KEPT_APART, actor)
         return audit_record(
             actor=actor,
-            action="merge_candidate.keep_apart",
+            action="merge_candidate_keep_apart",
             target=candidate,
             data={"candidate": before, "constraints": changes},
         )
@@ -375,7 +375,7 @@ def work_merge(
         )
         return audit_record(
             actor=actor,
-            action="work.merge",
+            action="work_merge",
             target=kept,
             data={
                 "source": other.pk,
@@ -535,7 +535,7 @@ def author_merge(
             kind="author", source_id=source.pk, target_id=target.pk, actor=actor
         )
         _refresh_metrics([source.pk, target.pk])
-        return audit_record(actor=actor, action="author.merge", target=target, data=data)
+        return audit_record(actor=actor, action="author_merge", target=target, data=data)
 
 
 def _open_author_candidate(source: Author, target: Author) -> MergeCandidate | None:
@@ -694,7 +694,7 @@ def author_split(*, author: Author, work_ids, actor: Actor, new_name: str | None
         _refresh_metrics([author.pk, new.pk])
         audit_record(
             actor=actor,
-            action="author.split",
+            action="author_split",
             target=author,
             data={
                 "author": author.pk,
@@ -739,10 +739,10 @@ def _undo_author_split(data: dict) -> dict:
 
 
 _UNDOERS = {
-    "author.merge": _undo_author_merge,
-    "author.split": _undo_author_split,
-    "work.merge": _undo_work_merge,
-    "merge_candidate.keep_apart": _undo_keep_apart,
+    "author_merge": _undo_author_merge,
+    "author_split": _undo_author_split,
+    "work_merge": _undo_work_merge,
+    "merge_candidate_keep_apart": _undo_keep_apart,
 }
 
 
@@ -780,7 +780,7 @@ def import_run_create(
         )
         audit_record(
             actor=actor,
-            action="import_run.create",
+            action="import_run_create",
             target=run,
             data={"run": run.pk, "source": source, "kind": kind, "parameters": parameters},
         )
@@ -803,7 +803,7 @@ def import_run_cancel(*, run: ImportRun, actor: Actor) -> ImportRun:
         imports.import_run_cancel(run=run)
         audit_record(
             actor=actor,
-            action="import_run.cancel",
+            action="import_run_cancel",
             target=run,
             data={"run": run.pk, "status": previous},
         )
@@ -821,7 +821,7 @@ def import_run_retry(*, run: ImportRun, actor: Actor, background: bool = False) 
             )
         data = {"run": run.pk, "status": run.status, "error": run.error}
         imports.import_run_retry(run=run, background=background)
-        audit_record(actor=actor, action="import_run.retry", target=run, data=data)
+        audit_record(actor=actor, action="import_run_retry", target=run, data=data)
     return run
 
 
@@ -869,7 +869,7 @@ def import_problem_retry(*, problem: ImportProblem, actor: Actor) -> str | None:
         problem.save(update_fields=["status", "resolved_by", "resolved_at", "error"])
         audit_record(
             actor=actor,
-            action="import_problem.retry",
+            action="import_problem_retry",
             target=problem,
             data={**data, "succeeded": error is None, "error": error or ""},
         )
@@ -886,7 +886,7 @@ def import_problem_ignore(*, problem: ImportProblem, actor: Actor) -> ImportProb
         problem.save(update_fields=["status", "resolved_by", "resolved_at"])
         audit_record(
             actor=actor,
-            action="import_problem.ignore",
+            action="import_problem_ignore",
             target=problem,
             data={"problem": problem.pk},
         )

@@ -204,12 +204,12 @@ def candidate_decision_event(candidate: MergeCandidate) -> AuditEvent | None:
     """The audit event that decided this candidate (its page has the Undo button)."""
     if candidate.status == MergeCandidate.Status.KEPT_APART:
         return AuditEvent.objects.filter(
-            action="merge_candidate.keep_apart",
+            action="merge_candidate_keep_apart",
             target_type=MergeCandidate._meta.label_lower,
             target_id=str(candidate.pk),
         ).first()
     if candidate.status == MergeCandidate.Status.MERGED:
         return AuditEvent.objects.filter(
-            action__in=["author.merge", "work.merge"], data__candidate__id=candidate.pk
+            action__in=["author_merge", "work_merge"], data__candidate__id=candidate.pk
         ).first()
     return None

@@ -1,10 +1,11 @@
 from django.contrib import admin
 
+from publications.admin_audit import AuditedModelAdmin
 from trust import models
 
 
 @admin.register(models.TrustScore)
-class TrustScoreAdmin(admin.ModelAdmin):
+class TrustScoreAdmin(AuditedModelAdmin):
     list_display = ["author", "score", "tier", "level", "computed_at"]
     list_filter = ["tier", "level"]
     search_fields = ["author__display_name"]
@@ -13,7 +14,7 @@ class TrustScoreAdmin(admin.ModelAdmin):
 
 
 @admin.register(models.TrustScoreHistory)
-class TrustScoreHistoryAdmin(admin.ModelAdmin):
+class TrustScoreHistoryAdmin(AuditedModelAdmin):
     list_display = ["author", "score", "tier", "level", "reason", "computed_at"]
     list_filter = ["tier", "level"]
     search_fields = ["author__display_name", "reason"]

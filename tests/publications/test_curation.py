@@ -137,7 +137,7 @@ def test_keep_apart_stores_a_constraint_and_the_next_import_raises_no_candidate(
         candidate.work_b_id,
     }
     assert constraint.source == "staff"
-    assert (event.actor, event.action) == (staff, "merge_candidate.keep_apart")
+    assert (event.actor, event.action) == (staff, "merge_candidate_keep_apart")
 
     # Both sources send updated records: they are written again, and the pair stays apart.
     ingest("work", {**published, "cited_by_count": 9})
@@ -174,7 +174,7 @@ def test_merging_works_moves_what_the_kept_one_lacks_and_imports_follow(work_pai
     ).exists()
     candidate.refresh_from_db()
     assert candidate.status == MergeCandidate.Status.MERGED
-    assert (event.action, event.actor) == ("work.merge", staff)
+    assert (event.action, event.actor) == ("work_merge", staff)
 
     ingest("arxiv", {**preprint, "summary": "A revised abstract."})
     ingest("work", {**published, "cited_by_count": 12})
@@ -209,7 +209,7 @@ def test_keep_apart_can_be_undone_and_the_candidate_reopens(work_pair, staff):
     candidate.refresh_from_db()
     assert candidate.status == "open"
     assert not LinkConstraint.objects.exists()
-    assert (undo.action, undo.actor, undo.data["undoes"]) == ("undo", staff, event.pk)
+    assert (undo.action, undo.actor, undo.data["undoes"]) == ("audit_event_undo", staff, event.pk)
 
 
 # Authors: merge -----------------------------------------------------------------
@@ -269,7 +269,7 @@ def test_author_merge_moves_records_and_remembers_the_decision(two_adas, staff):
     assert LinkConstraint.objects.filter(
         kind="must_link", author=ada, other_author=namesake
     ).exists()
-    assert (event.actor, event.action, event.target_id) == (staff, "author.merge", str(ada.pk))
+    assert (event.actor, event.action, event.target_id) == (staff, "author_merge", str(ada.pk))
     deleted = event.data["deleted_authorships"]
     assert [(d["source"], d["confidence"], len(d["institutions"])) for d in deleted] == [
         ("arxiv", 0.6, 1)
@@ -312,7 +312,7 @@ def test_merging_an_author_candidate_delegates_to_author_merge(two_adas, staff):
     namesake.refresh_from_db()
     assert (candidate.status, candidate.decided_by) == ("merged", staff)
     assert namesake.merged_into == ada
-    assert event.action == "author.merge"
+    assert event.action == "author_merge"
     curation.audit_undo(event=event, actor=staff)
     candidate.refresh_from_db()
     assert candidate.status == "open"
@@ -357,7 +357,7 @@ def test_split_moves_the_works_to_a_new_record(hopper_works, staff):
     assert LinkConstraint.objects.filter(
         kind="cannot_link", author=grace, other_author=new
     ).exists()
-    event = AuditEvent.objects.get(action="author.split")
+    event = AuditEvent.objects.get(action="author_split")
     assert (event.actor, event.data["new_author"]) == (staff, new.pk)
 
 
@@ -385,7 +385,7 @@ def test_undoing_a_split_gives_the_works_back(hopper_works, staff):
     shanties = Work.objects.get(openalex_id="W900000002")
     before = authorships()
     new = curation.author_split(author=grace, work_ids=[shanties.pk], actor=staff)
-    curation.audit_undo(event=AuditEvent.objects.get(action="author.split"), actor=staff)
+    curation.audit_undo(event=AuditEvent.objects.get(action="author_split"), actor=staff)
     assert authorships() == before
     assert not Author.objects.filter(pk=new.pk).exists()
     assert not LinkConstraint.objects.exists()
@@ -403,7 +403,7 @@ def test_only_decisions_with_undo_data_can_be_undone(staff):
     run = curation.import_run_create(
         source="openalex", kind="author", parameters={"id": "A5017898742"}, actor=staff
     )
-    event = AuditEvent.objects.get(action="import_run.create", target_id=str(run.pk))
+    event = AuditEvent.objects.get(action="import_run_create", target_id=str(run.pk))
     with pytest.raises(ValueError, match="cannot be undone"):
         curation.audit_undo(event=event, actor=staff)
 
@@ -439,7 +439,7 @@ def test_retrying_a_problem_whose_payload_now_maps_imports_it(tmp_path, monkeypa
     assert (problem.status, problem.resolved_by) == ("retried", staff)
     work = Work.objects.get(openalex_id="W900000005")
     assert work.authorships.get().author.openalex_id == "A5000000005"
-    event = AuditEvent.objects.get(action="import_problem.retry")
+    event = AuditEvent.objects.get(action="import_problem_retry")
     assert (event.actor, event.data["succeeded"]) == (staff, True)
 
 
@@ -454,7 +454,7 @@ def test_a_retry_that_fails_again_keeps_the_problem_open_with_the_new_error(staf
     assert "has no title" in error
     problem.refresh_from_db()
     assert (problem.status, problem.error) == ("open", error)
-    assert AuditEvent.objects.get(action="import_problem.retry").data["succeeded"] is False
+    assert AuditEvent.objects.get(action="import_problem_retry").data["succeeded"] is False
 
 
 def test_a_problem_without_a_record_cannot_be_retried_but_can_be_ignored(staff):
@@ -466,7 +466,7 @@ def test_a_problem_without_a_record_cannot_be_retried_but_can_be_ignored(staff):
     curation.import_problem_ignore(problem=problem, actor=staff)
     problem.refresh_from_db()
     assert (problem.status, problem.resolved_by) == ("ignored", staff)
-    assert AuditEvent.objects.get(action="import_problem.ignore").actor == staff
+    assert AuditEvent.objects.get(action="import_problem_ignore").actor == staff
     with pytest.raises(ValueError, match="already ignored"):
         curation.import_problem_ignore(problem=problem, actor=staff)
 
@@ -491,9 +491,9 @@ def test_run_decisions_by_staff_are_audited(staff, django_capture_on_commit_call
         curation.import_run_retry(run=run, actor=staff)
     actions = list(AuditEvent.objects.order_by("pk").values_list("action", "actor"))
     assert actions == [
-        ("import_run.create", staff.pk),
-        ("import_run.cancel", staff.pk),
-        ("import_run.retry", staff.pk),
+        ("import_run_create", staff.pk),
+        ("import_run_cancel", staff.pk),
+        ("import_run_retry", staff.pk),
     ]
 
 
@@ -537,7 +537,7 @@ def test_new_import_form_queues_a_run(staff_client, staff, django_capture_on_com
     assert (run.status, run.kind, run.requested_by) == ("queued", "dois", staff)
     assert run.parameters == {"dois": ["10.1000/abc", "10.1000/def"]}
     assert len(callbacks) == 1  # queued for the worker, not run here
-    assert AuditEvent.objects.get().action == "import_run.create"
+    assert AuditEvent.objects.get().action == "import_run_create"
     page = staff_client.get(response.url)
     text = page.content.decode()
     assert f"Import #{run.pk} is asked for. Its status and progress are shown below." in text
