@@ -114,6 +114,22 @@ def search_authors(query: str) -> QuerySet[Author]:
     )
 
 
+def named_person(query: str, authors: list[Author]) -> Author | None:
+    """The one researcher among ``authors`` whom ``query`` names, if it names exactly one.
+
+    The full name in any order ("Lovelace Ada") names its owner; a part of a
+    name ("Lovelace") names a researcher only when no other found one has it.
+    """
+    words = normalize_name(query).split()
+    if not words:
+        return None
+    exact = [a for a in authors if sorted(a.normalized_name.split()) == sorted(words)]
+    if exact:
+        return exact[0] if len(exact) == 1 else None
+    named = [a for a in authors if set(words) <= set(a.normalized_name.split())]
+    return named[0] if len(named) == 1 else None
+
+
 class _Matches:
     """What Paginator needs of a result: ``count()``, ``len()``, iteration and slicing
     (``__getitem__``, in the subclasses)."""

@@ -13,10 +13,12 @@ from django.utils.text import slugify
 
 from publications import citations, exports, identifiers, list_exports, selectors
 from publications import search as search_service
+from publications.filters import ORDERINGS, Sort
 from publications.models import Author, Work
 
 SEARCH_WORKS_PER_PAGE = 20
 SEARCH_AUTHORS = 8  # researchers shown above the works; more behind a link
+PERSON_WORKS = 5  # works of the researcher a query names, above the works that match
 MAX_MERGE_HOPS = 10
 
 
@@ -60,8 +62,12 @@ def search(request: HttpRequest) -> HttpResponse:
         else:
             matches = search_service.search_works(query, filters)
             works = Paginator(matches, SEARCH_WORKS_PER_PAGE).get_page(request.GET.get("page"))
+            found = list(authors[: SEARCH_AUTHORS + 1])
+            person = search_service.named_person(query, found)
             context.update(
-                authors=list(authors[: SEARCH_AUTHORS + 1]),
+                authors=found,
+                person=person,
+                person_works=_person_works(person) if person and works.number == 1 else [],
                 works=works,
                 filters=filters,
                 type_facets=matches.type_facets(),
@@ -69,6 +75,12 @@ def search(request: HttpRequest) -> HttpResponse:
                 topic_sample=matches.topic_sample,
             )
     return render(request, "publications/search.html", context)
+
+
+def _person_works(person: Author) -> list[Work]:
+    """The newest works of the researcher a search names, shown before the matching works."""
+    works = selectors.author_works(person).order_by(*ORDERINGS[Sort.NEWEST])
+    return list(works[:PERSON_WORKS])
 
 
 def _search_page(request: HttpRequest) -> tuple[str, list[Work]]:
