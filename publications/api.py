@@ -193,7 +193,8 @@ class WorkSerializer(WebURLs):
         fields = [
             "id", "title", "url", "type", "publication_date", "publication_year", "venue",
             "journal_ref", "arxiv_primary_category", "doi", "arxiv_id", "openalex_id",
-            "cited_by_count", "abstract", "comments", "code_url", "authorships",
+            "cited_by_count", "abstract", "comments", "code_url", "is_open_access", "oa_status",
+            "authorships",
         ]  # fmt: skip
 
 
@@ -209,8 +210,8 @@ class WorkDetailSerializer(WorkSerializer):
     class Meta(WorkSerializer.Meta):
         fields = [
             *WorkSerializer.Meta.fields, "source_created_date", "source_updated_at", "pdf_url",
-            "landing_url", "license", "is_open_access", "is_retracted", "embargo_until",
-            "counts_by_year", "topics", "grants",
+            "landing_url", "license", "oa_url", "volume", "issue", "first_page", "last_page",
+            "is_retracted", "embargo_until", "counts_by_year", "topics", "grants",
         ]  # fmt: skip
 
 

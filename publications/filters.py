@@ -2,7 +2,7 @@
 
 The parameters are the page's query string, so a filtered list can be shared as
 a link: ``?sort=cited&year_from=2019&year_to=2022&type=preprint&topic=arxiv:cs.LG
-&has_code=true&page=2``. A value that does not validate is reported and left
+&has_code=true&oa=gold&page=2``. A value that does not validate is reported and left
 out; the other filters still apply.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import django_filters
 from django import forms
-from django.db.models import F, QuerySet
+from django.db.models import F, Q, QuerySet
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 
@@ -38,6 +38,27 @@ ORDERINGS = {
     Sort.CITED: [F("cited_by_count").desc(nulls_last=True), *_NEWEST],
     Sort.TITLE: ["normalized_title", "id"],
 }
+
+
+# ?oa=: any open copy, one OpenAlex open-access status, or none.
+OPEN_ACCESS_CHOICES = [
+    ("open", "Open access (any)"),
+    ("diamond", "Diamond open access"),
+    ("gold", "Gold open access"),
+    ("hybrid", "Hybrid open access"),
+    ("bronze", "Bronze open access"),
+    ("green", "Green open access"),
+    ("closed", "Not open access"),
+]
+
+
+def open_access_q(value: str) -> Q:
+    """Works matching an ``oa`` filter value (see OPEN_ACCESS_CHOICES)."""
+    if value == "open":
+        return Q(is_open_access=True)
+    if value == "closed":
+        return Q(is_open_access=False)
+    return Q(oa_status=value)
 
 
 @extend_schema_field({"type": "integer", "minimum": MIN_YEAR, "maximum": MAX_YEAR})
@@ -114,9 +135,19 @@ class WorkFilter(django_filters.FilterSet):
         help_text="true: only works with a code link; false: only works without one.",
     )
 
+    oa = django_filters.ChoiceFilter(
+        choices=OPEN_ACCESS_CHOICES,
+        method="_open_access",
+        label="Open access",
+        empty_label="Any access",
+        help_text="open (any open copy), an OpenAlex status (diamond, gold, hybrid, bronze, "
+        "green) or closed.",
+        error_messages={"invalid_choice": "Unknown open-access choice; pick one from the list."},
+    )
+
     class Meta:
         model = Work
-        fields = ["sort", "year_from", "year_to", "type", "topic", "has_code"]
+        fields = ["sort", "year_from", "year_to", "type", "topic", "has_code", "oa"]
         form = WorkFilterForm
 
     def _keep(self, queryset: QuerySet, name: str, value) -> QuerySet:
@@ -129,6 +160,9 @@ class WorkFilter(django_filters.FilterSet):
         if value is None:
             return queryset
         return queryset.exclude(code_url="") if value else queryset.filter(code_url="")
+
+    def _open_access(self, queryset: QuerySet, name: str, value: str) -> QuerySet:
+        return queryset.filter(open_access_q(value)) if value else queryset
 
     def filter_queryset(self, queryset: QuerySet) -> QuerySet:
         queryset = super().filter_queryset(queryset)
@@ -147,4 +181,4 @@ class WorkFilter(django_filters.FilterSet):
         return any(cleaned.get(name) not in (None, "") for name in FILTER_NAMES)
 
 
-FILTER_NAMES = ("year_from", "year_to", "type", "topic", "has_code")
+FILTER_NAMES = ("year_from", "year_to", "type", "topic", "has_code", "oa")

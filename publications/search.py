@@ -29,6 +29,7 @@ from django.db import connection, transaction
 from django.db.models import Count, F, Q, QuerySet, Value
 from django.db.models.functions import Coalesce
 
+from publications.filters import OPEN_ACCESS_CHOICES, open_access_q
 from publications.identifiers import normalize_name, normalize_title
 from publications.models import Author, Topic, Work, WorkSearch, WorkTopic
 
@@ -54,6 +55,7 @@ class WorkFilters:
     year_to: int | None = None
     type: str = ""
     topic: Topic | None = None
+    oa: str = ""  # a publications.filters.OPEN_ACCESS_CHOICES value
 
     def apply(self, works: QuerySet, *, id_field: str = "id") -> QuerySet:
         """Filter works (or their narrow search rows, whose id is ``work_id``)."""
@@ -66,12 +68,21 @@ class WorkFilters:
         if self.topic is not None:
             tagged = WorkTopic.objects.filter(topic=self.topic).values("work_id")
             works = works.filter(**{f"{id_field}__in": tagged})
+        if self.oa and id_field == "id":
+            works = works.filter(open_access_q(self.oa))
+        elif self.oa:  # the narrow search rows do not carry access: ask the works
+            matching = Work.objects.filter(open_access_q(self.oa)).values("id")
+            works = works.filter(**{f"{id_field}__in": matching})
         return works
 
     @property
     def active(self) -> bool:
         return bool(
-            self.year_from is not None or self.year_to is not None or self.type or self.topic
+            self.year_from is not None
+            or self.year_to is not None
+            or self.type
+            or self.topic
+            or self.oa
         )
 
 
@@ -368,6 +379,9 @@ class SearchForm(YearRangeForm):
         required=False, choices=[("", "Any type"), *Work.Type.choices], label="Type"
     )
     topic = forms.CharField(required=False, max_length=100, label="Topic")
+    oa = forms.ChoiceField(
+        required=False, choices=[("", "Any access"), *OPEN_ACCESS_CHOICES], label="Open access"
+    )
     show = forms.ChoiceField(
         required=False, choices=[("", "Everything"), ("researchers", "Researchers only")]
     )
@@ -392,4 +406,5 @@ class SearchForm(YearRangeForm):
             year_to=data.get("year_to"),
             type=data.get("type") or "",
             topic=data.get("topic"),
+            oa=data.get("oa") or "",
         )
