@@ -307,8 +307,12 @@ class Work(TimeStamped):
     # None until computed, or when the work has no date or no text to compare.
     prior_similarity = models.FloatField(null=True, blank=True, editable=False)
     first_author_surname = models.CharField(max_length=200, blank=True)
+    # A database default too: code written before the column (a data migration's
+    # historical models) still inserts works.
     authors_truncated = models.BooleanField(
-        default=False, help_text="The source lists only some of the authors: bylines end in et al."
+        default=False,
+        db_default=False,
+        help_text="The source lists only some of the authors: bylines end in et al.",
     )
     # Which source each field's value came from: {"title": "openalex", "comments": "arxiv"}.
     provenance = JSONField(default=dict, blank=True)

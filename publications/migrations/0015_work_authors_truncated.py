@@ -13,6 +13,6 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='work',
             name='authors_truncated',
-            field=models.BooleanField(default=False, help_text='The source lists only some of the authors: bylines end in et al.'),
+            field=models.BooleanField(db_default=False, default=False, help_text='The source lists only some of the authors: bylines end in et al.'),
         ),
     ]
