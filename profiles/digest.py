@@ -1,5 +1,8 @@
 """The opt-in daily e-mail digest of new works by followed researchers.
 
+It also lists new citations of the works of followed researchers for whom the
+user asked for citation alerts (``Follow.citation_alerts_since``).
+
 Each user who opted in gets at most one e-mail a day, only when something is
 new: the works stored since their last digest, or since they opted in (and
 after they followed the author). The first digest goes at the next scheduled
@@ -10,7 +13,7 @@ nothing. A failed send is logged and retried the next day; the others go on.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 
 from django.conf import settings
@@ -20,14 +23,15 @@ from django.urls import reverse
 from django.utils import timezone
 
 from config.sites import absolute_url
-from profiles.following import new_works_for
+from profiles.following import new_citations_for, new_works_for
 from profiles.models import Preferences
 from publications import selectors
-from publications.models import Work
+from publications.models import Citation, Work
 
 logger = logging.getLogger("profiles")
 
 DIGEST_MAX_WORKS = 30
+DIGEST_MAX_CITATIONS = 30
 # A digest is not sent twice within this, should the schedule fire twice.
 DIGEST_MIN_INTERVAL = timedelta(hours=20)
 
@@ -36,6 +40,12 @@ DIGEST_MIN_INTERVAL = timedelta(hours=20)
 class Digest:
     works: list[Work]
     total: int
+    citations: list[Citation] = field(default_factory=list)  # newest first
+    citations_total: int = 0
+
+    @property
+    def is_empty(self) -> bool:
+        return not self.works and not self.citations
 
 
 def digest_address(user) -> str | None:
@@ -55,7 +65,10 @@ def digest_for(user, *, since) -> Digest:
     new = new_works_for(user, since=since).order_by("-created_at", "-id")
     works = list(selectors.works_with_authors(new)[:DIGEST_MAX_WORKS])
     total = len(works) if len(works) < DIGEST_MAX_WORKS else new.count()
-    return Digest(works, total)
+    cited = new_citations_for(user, since=since).order_by("-linked_at", "-id")
+    citations = list(cited[:DIGEST_MAX_CITATIONS])
+    more = len(citations) == DIGEST_MAX_CITATIONS
+    return Digest(works, total, citations, cited.count() if more else len(citations))
 
 
 def _message(user, address: str, digest: Digest) -> EmailMultiAlternatives:
@@ -82,7 +95,7 @@ def digest_send(preferences: Preferences, *, now=None) -> bool:
         return False
     since = max(filter(None, [sent_at, preferences.digest_since]), default=now - timedelta(days=1))
     digest = digest_for(user, since=since)
-    if not digest.works:
+    if digest.is_empty:
         return False
     address = digest_address(user)
     if address is None:

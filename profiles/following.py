@@ -22,7 +22,8 @@ from django.utils import timezone
 from profiles.models import Claim, Follow, Notification, Preferences, Profile
 from profiles.signals import follow_changed
 from publications import metrics, selectors
-from publications.models import Author, Authorship, Work
+from publications.display import clip_line
+from publications.models import Author, Authorship, Citation, Work
 
 # Follow and unfollow, per signed-in user (pages and API together).
 FOLLOW_RATE = "120/h"
@@ -73,6 +74,22 @@ def follow_delete(*, user: AbstractBaseUser, author: Author) -> bool:
     return bool(deleted)
 
 
+def follow_citation_alerts_set(*, user: AbstractBaseUser, author: Author, on: bool) -> Follow:
+    """Ask (or stop asking) to hear about new citations of a followed author's works.
+
+    Only citations that reach the site after the alerts were turned on are announced.
+    """
+    follow = Follow.objects.filter(user=user, author=author).first()
+    if follow is None:
+        raise FollowError("Follow the researcher first to hear about citations of their works.")
+    if on and follow.citation_alerts_since is None:
+        follow.citation_alerts_since = timezone.now()
+    elif not on:
+        follow.citation_alerts_since = None
+    follow.save(update_fields=["citation_alerts_since"])
+    return follow
+
+
 def preferences_for(user: AbstractBaseUser) -> Preferences:
     preferences, _ = Preferences.objects.get_or_create(user=user)
     return preferences
@@ -101,18 +118,25 @@ class FollowState:
     count: int
     following: bool
     is_owner: bool = False
+    citation_alerts: bool = False
 
 
 def follow_state(*, author: Author, user) -> FollowState:
     """The follower count and the viewer's own follow, in one query."""
     signed_in = _signed_in(user)
     mine = Q(user_id=user.pk) if signed_in else Q(pk__in=[])
+    alerts = mine & Q(citation_alerts_since__isnull=False)
     row = Follow.objects.filter(author_id=author.pk).aggregate(
-        count=Count("pk"), mine=Count("pk", filter=mine)
+        count=Count("pk"), mine=Count("pk", filter=mine), alerts=Count("pk", filter=alerts)
     )
     profile = getattr(author, "profile", None) if signed_in else None
     is_owner = profile is not None and profile.user_id == user.pk
-    return FollowState(count=row["count"], following=bool(row["mine"]), is_owner=is_owner)
+    return FollowState(
+        count=row["count"],
+        following=bool(row["mine"]),
+        is_owner=is_owner,
+        citation_alerts=bool(row["alerts"]),
+    )
 
 
 def followed_authors(user: AbstractBaseUser) -> QuerySet[Author]:
@@ -211,6 +235,86 @@ def notify_new_works(*, author_ids) -> int:
                     kind=Notification.Kind.NEW_WORK,
                     author_id=author_id,
                     work_id=work_id,
+                    text=text[:300],
+                )
+            )
+    created = Notification.objects.bulk_create(notifications, ignore_conflicts=True)
+    return len(created)
+
+
+def new_citations_for(user: AbstractBaseUser, *, since=None) -> QuerySet[Citation]:
+    """Citations linked here after ``since`` to works of authors the user hears about.
+
+    A citation counts once both works are held here (``Citation.linked_at``), and
+    only after the user asked for citation alerts on that author.
+    """
+    queryset = Citation.objects.filter(
+        cited__authorships__author__follows__user=user,
+        cited__authorships__author__follows__citation_alerts_since__isnull=False,
+        linked_at__gt=F("cited__authorships__author__follows__citation_alerts_since"),
+        citing__merged_into__isnull=True,
+    )
+    if since is not None:
+        queryset = queryset.filter(linked_at__gt=since)
+    ids = queryset.values("pk")
+    return Citation.objects.filter(pk__in=ids).select_related("citing", "cited")
+
+
+def notify_new_citations(*, author_ids) -> int:
+    """Tell followers who asked for it about new citations of these authors' works.
+
+    Called after an import batch commits. A citing work is announced to a user
+    once, whatever the number of their followed works it cites.
+    """
+    ids = sorted(set(author_ids))
+    if not ids:
+        return 0
+    since = timezone.now() - NEW_WORK_WINDOW
+    follows = list(
+        Follow.objects.filter(author_id__in=ids, citation_alerts_since__isnull=False).values_list(
+            "user_id", "author_id", "citation_alerts_since"
+        )
+    )
+    if not follows:
+        return 0
+    rows = (
+        Citation.objects.filter(
+            cited__authorships__author_id__in={author_id for _, author_id, _ in follows},
+            linked_at__gt=since,
+            citing__merged_into__isnull=True,
+        )
+        .values_list(
+            "cited__authorships__author_id", "citing_id", "citing__title", "cited__title",
+            "linked_at", "cited__authorships__author__display_name",
+        )
+        .order_by("linked_at", "citing_id")
+    )  # fmt: skip
+    by_author: dict[int, list] = {}
+    for author_id, *rest in rows:
+        by_author.setdefault(author_id, []).append(rest)
+    seen = set(
+        Notification.objects.filter(
+            kind=Notification.Kind.NEW_CITATION,
+            user_id__in={user_id for user_id, _, _ in follows},
+            work_id__in={row[0] for found in by_author.values() for row in found},
+        ).values_list("user_id", "work_id")
+    )  # each citing work is announced to a user once, whichever batch links it
+    notifications = []
+    for user_id, author_id, alerts_since in follows:
+        for citing_id, citing_title, cited_title, linked_at, name in by_author.get(author_id, []):
+            if linked_at <= alerts_since or (user_id, citing_id) in seen:
+                continue
+            seen.add((user_id, citing_id))
+            text = (
+                f"New citation of {name}: {clip_line(citing_title, 120) or 'an untitled work'} "
+                f"cites {clip_line(cited_title, 120) or 'an untitled work'}"
+            )
+            notifications.append(
+                Notification(
+                    user_id=user_id,
+                    kind=Notification.Kind.NEW_CITATION,
+                    author_id=author_id,
+                    work_id=citing_id,
                     text=text[:300],
                 )
             )

@@ -94,6 +94,9 @@ class Follow(models.Model):
     )
     author = models.ForeignKey(Author, on_delete=models.CASCADE, related_name="follows")
     created_at = models.DateTimeField(auto_now_add=True)
+    # Set while the follower asked to hear about new citations of the author's works:
+    # citations linked after this are announced. None: no citation alerts.
+    citation_alerts_since = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at"]
@@ -127,6 +130,7 @@ class Preferences(models.Model):
 class Notification(models.Model):
     class Kind(models.TextChoices):
         NEW_WORK = "new_work", "New work"
+        NEW_CITATION = "new_citation", "New citation"
         CLAIMED = "claimed", "Record claimed"
         INVITATION = "invitation", "Invitation"
         MESSAGE = "message", "Message"

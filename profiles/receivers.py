@@ -15,6 +15,7 @@ def queue_new_work_notifications(sender, author_ids, **kwargs) -> None:
 
     if author_ids:
         tasks.notify_new_works.delay(sorted(set(author_ids)))
+        tasks.notify_new_citations.delay(sorted(set(author_ids)))
 
 
 @receiver(claim_changed, dispatch_uid="profiles.claimed_notifications")

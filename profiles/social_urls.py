@@ -5,6 +5,7 @@ from profiles import social_views as views
 urlpatterns = [
     path("researchers/<int:pk>/follow/", views.follow, name="follow"),
     path("researchers/<int:pk>/unfollow/", views.unfollow, name="unfollow"),
+    path("researchers/<int:pk>/citation-alerts/", views.citation_alerts, name="citation_alerts"),
     path("researchers/<int:pk>/invite/", views.invite, name="invite"),
     path("researchers/<int:pk>/report/", views.report_work, name="report_work"),
     path("following/", views.following_page, name="following"),

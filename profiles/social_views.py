@@ -108,6 +108,21 @@ def unfollow(request: HttpRequest, pk: int) -> HttpResponse:
     return _follow_answer(request, author)
 
 
+@require_POST
+@ratelimit(group="follow", key="user_or_ip", rate=_rate(following, "FOLLOW_RATE"), block=True)
+def citation_alerts(request: HttpRequest, pk: int) -> HttpResponse:
+    """Turn alerts about new citations of a followed researcher's works on (on=1) or off."""
+    author = _author(pk)
+    if not request.user.is_authenticated:
+        return _sign_in(request, _back(request, author.get_absolute_url()))
+    on = request.POST.get("on") == "1"
+    try:
+        following.follow_citation_alerts_set(user=request.user, author=author, on=on)
+    except FollowError as exc:
+        return _follow_answer(request, author, str(exc))
+    return _follow_answer(request, author)
+
+
 @login_required
 @require_GET
 def following_page(request: HttpRequest) -> HttpResponse:

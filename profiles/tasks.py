@@ -81,6 +81,18 @@ def notify_new_works(author_ids: list[int]) -> int:
     return created
 
 
+@shared_task(name="profiles.tasks.notify_new_citations")
+def notify_new_citations(author_ids: list[int]) -> int:
+    """After an import batch: tell followers who asked about new citations of these authors."""
+    from profiles import following
+
+    created = 0
+    for start in range(0, len(author_ids), NOTIFY_CHUNK):
+        chunk = author_ids[start : start + NOTIFY_CHUNK]
+        created += following.notify_new_citations(author_ids=chunk)
+    return created
+
+
 @shared_task(name="profiles.tasks.notify_claimed")
 def notify_claimed(author_id: int) -> int:
     """After a claim changed: tell the followers once the record is claimed."""
