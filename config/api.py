@@ -18,6 +18,8 @@ from rest_framework.exceptions import APIException, Throttled, ValidationError
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from config.ratelimits import DEFAULT_RETRY_AFTER, retry_after
+
 STATUS_CODES = {
     400: "invalid",
     401: "not_authenticated",
@@ -65,7 +67,7 @@ def _describe(exc: APIException) -> tuple[str, str, object]:
 
 def exception_handler(exc, context):
     if isinstance(exc, Ratelimited):
-        return ratelimited_response()
+        return ratelimited_response(retry_after(context.get("request")))
     response = drf_exception_handler(exc, context)
     if response is None:
         return None  # Unexpected errors reach the 500 handler, which answers the same shape.
@@ -82,13 +84,13 @@ def exception_handler(exc, context):
 RATE_LIMIT_MESSAGE = "Too many requests: please wait a little and try again."
 
 
-def ratelimited_response() -> JsonResponse:
-    """429 in the one error shape; ``retry_after`` is a hint in seconds."""
+def ratelimited_response(retry_after: int = DEFAULT_RETRY_AFTER) -> JsonResponse:
+    """429 in the one error shape; ``retry_after`` is seconds until the limit lifts."""
     response = JsonResponse(
-        error_body(429, RATE_LIMIT_MESSAGE, code="throttled", details={"retry_after": 60}),
+        error_body(429, RATE_LIMIT_MESSAGE, code="throttled", details={"retry_after": retry_after}),
         status=429,
     )
-    response["Retry-After"] = "60"
+    response["Retry-After"] = str(retry_after)
     return response
 
 

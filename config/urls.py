@@ -42,6 +42,7 @@ urlpatterns = [
         name="django.contrib.sitemaps.views.sitemap",
     ),
     path("healthz", views.healthz, name="healthz"),
+    path("status/", views.status, name="status"),
     path("admin/", admin.site.urls),
     path("accounts/", include("allauth.urls")),
     path("api/v1/", include((api_v1, "api"), namespace="api")),

@@ -11,9 +11,11 @@ from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooMany
 from django.db import connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
+from django.utils import timezone
 from django.views.decorators.cache import never_cache
 
 from config.api import RATE_LIMIT_MESSAGE, error_response, ratelimited_response
+from config.ratelimits import retry_after, wait_phrase
 
 logger = logging.getLogger("config")
 
@@ -46,9 +48,7 @@ def _broker() -> dict:
 CHECKS = {"database": _database, "cache": _cache, "broker": _broker}
 
 
-@never_cache
-def healthz(request: HttpRequest) -> JsonResponse:
-    """Report whether the database, the cache and the broker answer."""
+def _run_checks() -> dict[str, dict]:
     report: dict[str, dict] = {}
     for name, check in CHECKS.items():
         try:
@@ -61,9 +61,37 @@ def healthz(request: HttpRequest) -> JsonResponse:
                 if str(exc).strip()
                 else type(exc).__name__,
             }
+    return report
+
+
+@never_cache
+def healthz(request: HttpRequest) -> JsonResponse:
+    """Report whether the database, the cache and the broker answer."""
+    report = _run_checks()
     down = [name for name, result in report.items() if not result["ok"]]
     body = {"status": "ok" if not down else "unavailable", "down": down, "checks": report}
     return JsonResponse(body, status=503 if down else 200)
+
+
+# What each check means to a visitor, for the status page.
+STATUS_PARTS = {
+    "database": ("Records", "Researcher pages, works and accounts are stored and read."),
+    "cache": ("Cache", "Pages and rate limits are kept between requests."),
+    "broker": ("Background work", "Imports, scores and e-mail digests are queued and run."),
+}
+
+
+@never_cache
+def status(request: HttpRequest) -> HttpResponse:
+    """The health check for people: which parts of the site work now (JSON stays at /healthz)."""
+    report = _run_checks()
+    parts = [
+        {"name": STATUS_PARTS[name][0], "role": STATUS_PARTS[name][1], "ok": result["ok"]}
+        for name, result in report.items()
+    ]
+    down = not all(part["ok"] for part in parts)
+    context = {"parts": parts, "down": down, "checked_at": timezone.now()}
+    return render(request, "status.html", context, status=503 if down else 200)
 
 
 def _wants_json(request: HttpRequest) -> bool:
@@ -98,8 +126,10 @@ def server_error(request: HttpRequest):
 
 def ratelimited(request: HttpRequest, exception=None) -> HttpResponse:
     """Answer a request refused by a rate limit: 429, JSON under /api/, a page elsewhere."""
+    seconds = retry_after(request)
     if request.path.startswith("/api/"):
-        return ratelimited_response()
-    response = render(request, "429.html", {"message": RATE_LIMIT_MESSAGE}, status=429)
-    response["Retry-After"] = "60"
+        return ratelimited_response(seconds)
+    context = {"message": RATE_LIMIT_MESSAGE, "when": wait_phrase(seconds)}
+    response = render(request, "429.html", context, status=429)
+    response["Retry-After"] = str(seconds)
     return response

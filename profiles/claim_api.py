@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from django.shortcuts import get_object_or_404
 from django.utils.decorators import method_decorator
-from django_ratelimit.decorators import ratelimit
 from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import mixins, permissions, serializers, status, viewsets
 from rest_framework.authentication import SessionAuthentication, TokenAuthentication
@@ -18,6 +17,7 @@ from rest_framework.decorators import action
 from rest_framework.exceptions import APIException
 from rest_framework.response import Response
 
+from config.ratelimits import ratelimit
 from profiles import claims
 from profiles.claim_views import claims_visible_to, orcid_sign_in_enabled
 from profiles.models import Claim

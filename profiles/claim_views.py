@@ -10,9 +10,9 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
-from django_ratelimit.decorators import ratelimit
 from rest_framework.authtoken.models import Token
 
+from config.ratelimits import ratelimit
 from profiles import claims, ownership
 from profiles.claims import ClaimError
 from profiles.forms import AddWorkForm, DisownForm, EvidenceClaimForm, ProfileForm

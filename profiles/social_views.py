@@ -19,8 +19,8 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
-from django_ratelimit.decorators import ratelimit
 
+from config.ratelimits import ratelimit
 from config.redirects import safe_next_url
 from profiles import collaboration as collab
 from profiles import following

@@ -5,14 +5,16 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 from django.core.paginator import Paginator
+from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 
 from profiles.charts import citations_chart
+from profiles.models import Profile
 from publications import selectors
 from publications.filters import Sort, WorkFilter
 from publications.identifiers import normalize_openalex_id, normalize_orcid
-from publications.models import Author
+from publications.models import Author, Work
 
 WORKS_PER_PAGE = 20
 # OpenAlex numbers its ids below 9,000,000,000; the demo data set and the generated
@@ -71,6 +73,21 @@ def _identifiers(author: Author) -> dict:
     }
 
 
+def _pinned_works(profile: Profile | None, works: QuerySet[Work]) -> list[Work]:
+    """The owner's pinned works among ``works`` (visible, matching the filters), in pin order."""
+    if profile is None:
+        return []
+    order = list(
+        Profile.pinned_works.through.objects.filter(profile=profile)
+        .order_by("id")
+        .values_list("work_id", flat=True)
+    )
+    if not order:
+        return []
+    found = {work.pk: work for work in works.filter(pk__in=order)}
+    return [found[pk] for pk in order if pk in found]
+
+
 def researcher_detail(request: HttpRequest, pk: int, slug: str = "") -> HttpResponse:
     author = _author_for_page(pk)
     if author.merged_into_id:
@@ -78,17 +95,23 @@ def researcher_detail(request: HttpRequest, pk: int, slug: str = "") -> HttpResp
     if slug != author.slug:
         return _redirect_keeping_query(request, author)
     metrics = getattr(author, "metrics", None)
+    profile = getattr(author, "profile", None)
     filterset = WorkFilter(request.GET, queryset=selectors.author_works(author))
-    works = Paginator(filterset.qs, WORKS_PER_PAGE).get_page(request.GET.get("page"))
+    pinned = _pinned_works(profile, filterset.qs)
+    rest = filterset.qs.exclude(pk__in=[w.pk for w in pinned]) if pinned else filterset.qs
+    works = Paginator(rest, WORKS_PER_PAGE).get_page(request.GET.get("page"))
     context = {
         "author": author,
         "page_author": author,  # marked in the author lists of the works
-        "profile": getattr(author, "profile", None),
+        "profile": profile,
         "metrics": metrics,
         "chart": citations_chart(metrics.citations_by_year) if metrics else None,
         "filterset": filterset,
         "filters_active": filterset.active,
         "works": works,
+        # The owner's pins lead the first page; they count among the works shown.
+        "pinned_works": pinned if works.number == 1 else [],
+        "works_total": len(pinned) + works.paginator.count,
         "sort_links": _sort_links(request, filterset.sort_value),
         "topic_choices": _topic_choices(metrics, filterset),
         "identifiers": _identifiers(author),

@@ -2,13 +2,19 @@
 
 from django.http import HttpResponse
 from django.urls import include, path
-from django_ratelimit.decorators import ratelimit
 from rest_framework.decorators import api_view
 from rest_framework.response import Response
+
+from config.ratelimits import ratelimit
 
 
 @ratelimit(key="ip", rate="2/m", block=True)
 def page(request):
+    return HttpResponse("ok")
+
+
+@ratelimit(key="ip", rate="1/h", block=True)
+def hourly(request):
     return HttpResponse("ok")
 
 
@@ -20,6 +26,7 @@ def endpoint(request):
 
 urlpatterns = [
     path("limited/", page),
+    path("hourly/", hourly),
     path("api/v1/limited/", endpoint),
     path("", include("config.urls")),
 ]

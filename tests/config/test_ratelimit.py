@@ -2,6 +2,8 @@
 
 import pytest
 
+from config.ratelimits import wait_phrase
+
 pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.config.ratelimit_urls")]
 
 
@@ -10,8 +12,35 @@ def test_a_page_past_its_limit_answers_429_with_a_page(client):
     assert client.get("/limited/").status_code == 200
     response = client.get("/limited/")
     assert response.status_code == 429
-    assert response["Retry-After"] == "60"
+    assert 1 <= int(response["Retry-After"]) <= 60
     assert "Too many requests" in response.content.decode()
+
+
+def test_the_429_page_says_when_an_hourly_limit_lifts(client):
+    assert client.get("/hourly/").status_code == 200
+    response = client.get("/hourly/")
+    assert response.status_code == 429
+    seconds = int(response["Retry-After"])
+    assert 60 < seconds <= 3600
+    page = response.content.decode()
+    assert wait_phrase(seconds) in page
+    assert "in a minute" not in page
+
+
+@pytest.mark.parametrize(
+    ("seconds", "words"),
+    [
+        (30, "in a minute"),
+        (60, "in a minute"),
+        (61, "in about 2 minutes"),
+        (40 * 60, "in about 40 minutes"),
+        (3600, "in about 60 minutes"),
+        (2 * 3600 + 100, "in about 2 hours"),
+        (3 * 86400, "in about 3 days"),
+    ],
+)
+def test_the_wait_is_said_in_words(seconds, words):
+    assert wait_phrase(seconds) == words
 
 
 def test_an_api_call_past_its_limit_answers_429_in_the_error_shape(client):
@@ -19,12 +48,16 @@ def test_an_api_call_past_its_limit_answers_429_in_the_error_shape(client):
         assert client.post("/api/v1/limited/").status_code == 200
     response = client.post("/api/v1/limited/")
     assert response.status_code == 429
-    assert response.json() == {
+    body = response.json()
+    retry_after = body["error"]["details"]["retry_after"]
+    assert 1 <= retry_after <= 60
+    assert response["Retry-After"] == str(retry_after)
+    assert body == {
         "error": {
             "status": 429,
             "code": "throttled",
             "message": "Too many requests: please wait a little and try again.",
-            "details": {"retry_after": 60},
+            "details": {"retry_after": retry_after},
         }
     }
 
