@@ -68,6 +68,13 @@ class Institution(TimeStamped):
     def __str__(self) -> str:
         return self.name
 
+    def get_absolute_url(self) -> str:
+        return reverse("institutions:detail", kwargs={"pk": self.pk, "slug": self.slug})
+
+    @property
+    def slug(self) -> str:
+        return slugify(self.name)[:80] or "institution"
+
 
 class Venue(TimeStamped):
     name = models.CharField(max_length=500)
@@ -83,6 +90,13 @@ class Venue(TimeStamped):
 
     def __str__(self) -> str:
         return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("venues:detail", kwargs={"pk": self.pk, "slug": self.slug})
+
+    @property
+    def slug(self) -> str:
+        return slugify(self.name)[:80] or "venue"
 
 
 class Topic(TimeStamped):
@@ -107,6 +121,13 @@ class Topic(TimeStamped):
 
     def __str__(self) -> str:
         return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("topics:detail", kwargs={"pk": self.pk, "slug": self.slug})
+
+    @property
+    def slug(self) -> str:
+        return slugify(self.name)[:80] or "topic"
 
 
 class Funder(TimeStamped):
