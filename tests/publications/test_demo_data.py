@@ -303,7 +303,4 @@ def test_bylines_say_et_al_where_the_seed_does(demo_twice, client):
     assert "authors-truncated" not in client.get(forecasting.get_absolute_url()).content.decode()
     amar = Author.objects.visible().get(display_name="Amar Phanishayee")
     page = client.get(amar.get_absolute_url()).content.decode()
-    assert (
-        page.count("authors-truncated")
-        == Work.objects.filter(authors_truncated=True).count()
-    )
+    assert page.count("authors-truncated") == Work.objects.filter(authors_truncated=True).count()
