@@ -36,7 +36,8 @@ TITLES = [
     "Café, naïve façade and Ørsted in Þórshöfn",
     "Attention is all you need: 中文 and עברית and Ελληνικά",
     f"Script {SCRIPT} and {HANDLER} in a title",
-    f"Right{RTL}to left and zero{ZERO_WIDTH}width and controls{CONTROLS}here",
+    # NUL never reaches a stored text (PostgreSQL refuses it; imports drop it).
+    f"Right{RTL}to left and zero{ZERO_WIDTH}width and controls{CONTROLS.replace(chr(0), '')}here",
     "The word and in a title, and, And",
     "Percent % at the end %",
     "@misc{injected, title={x}} and } closing",
@@ -296,12 +297,24 @@ def test_export_lists_what_the_filtered_page_lists(client, researcher):
     )
 
 
-def test_a_list_export_costs_the_same_queries_for_ten_or_sixty_works(
-    client, researcher, django_assert_max_num_queries
-):
-    with django_assert_max_num_queries(12):
-        text = _download(client, f"/researchers/{researcher.pk}/export.ris")
-    assert text.count("ER  - ") == 60
+def test_a_list_export_reads_its_works_in_chunks_of_a_few_queries(client, researcher, monkeypatch):
+    """Memory stays bounded: works come in chunks, each in the same few queries."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from publications import list_exports
+
+    counts = {}
+    for chunk in (60, 20, 7):
+        monkeypatch.setattr(list_exports, "CHUNK", chunk)
+        with CaptureQueriesContext(connection) as queries:
+            text = _download(client, f"/researchers/{researcher.pk}/export.ris")
+        assert text.count("ER  - ") == 60
+        counts[chunk] = len(queries)
+    two_chunks = counts[20] - counts[60]  # 3 chunks of 20 rather than 1 of 60
+    assert 0 < two_chunks <= 2 * 2  # the works and their authors, per further chunk
+    assert counts[7] - counts[60] == two_chunks * 4  # 9 chunks of 7 rather than 1 of 60
+    assert counts[60] <= 10
 
 
 def test_a_merged_researcher_export_goes_to_the_record_it_became(client, researcher):
