@@ -83,7 +83,7 @@ def test_arxiv_latex_in_a_title_becomes_text_and_then_latex_that_prints_it(work)
     work.provenance = {"title": "arxiv"}
     assert exports.title_text(work) == "Search for B^0_s →μ^+μ^- with α-decay in österreich"
     entry = exports.to_bibtex(work)
-    assert "\\ensuremath{\\alpha}" in entry and "{\\\"o}sterreich" in entry
+    assert "\\ensuremath{\\alpha}" in entry and '{\\"o}sterreich' in entry
     assert "$" not in re.search(r"  title = (.*)", entry).group(1)
     assert "TI  - Search for B^0_s →μ^+μ^- with α-decay in österreich\r\n" in exports.to_ris(work)
 
