@@ -227,7 +227,7 @@ IMPORT_BATCH_SIZE = env.integer("IMPORT_BATCH_SIZE", 1000, minimum=1)
 # Files staff upload on the admin's "New import" form are kept here (never served);
 # with workers on other machines, this must be storage they share with the web.
 IMPORT_UPLOAD_DIR = Path(env.string("IMPORT_UPLOAD_DIR", str(VAR_DIR / "media" / "imports")))
-IMPORT_UPLOAD_MAX_BYTES = env.integer("IMPORT_UPLOAD_MAX_BYTES", 200 * 1024 * 1024, minimum=1)
+IMPORT_UPLOAD_MAX_BYTES = env.integer("IMPORT_UPLOAD_MAX_BYTES", 200_000_000, minimum=1)
 # A snapshot file this large (all files of a run together) is written by
 # IMPORT_PARTS processes at once, on PostgreSQL (each writes the records whose ids fall to it).
 IMPORT_PARTS = env.integer("IMPORT_PARTS", 2, minimum=1)

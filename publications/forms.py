@@ -136,7 +136,7 @@ class ImportRunForm(forms.Form):
     )
     upload = forms.FileField(
         required=False,
-        label="Or a recorded file",
+        label="Recorded file",
         help_text=(
             "OpenAlex JSON (one entity or a list page), snapshot JSON Lines or an arXiv "
             "Atom feed, gzipped or not. Source and kind then come from the file."
