@@ -43,7 +43,7 @@ RUN DEBUG=false SECRET_KEY=build-only-collectstatic-not-a-secret \
     python manage.py collectstatic --noinput
 
 # var/ is the only place the app writes (e.g. the beat schedule file).
-RUN mkdir -p /app/var && chown app:app /app/var
+RUN mkdir -p /app/var/media/imports && chown -R app:app /app/var
 
 USER app
 
