@@ -277,6 +277,20 @@ def test_the_demo_keeps_the_coconet_record_of_seed_003(demo_twice):
     assert not work.authorships.exists()  # the seed names none of its nine authors
 
 
+def test_the_demo_sets_the_coconet_embargo_as_staff_once(demo_twice, client):
+    import datetime
+
+    from publications.models import AuditEvent, Work
+
+    work = Work.objects.get(title__startswith="Breaking the computation and communication")
+    assert work.embargo_until == datetime.date(2023, 2, 28)
+    assert work.provenance["embargo_until"] == "staff"
+    events = AuditEvent.objects.filter(target_type="publications.work", target_id=str(work.pk))
+    assert [e.data["via"] for e in events] == ["demo"]  # the second demo found it set already
+    page = client.get(work.get_absolute_url()).content.decode()
+    assert "under embargo until February 28, 2023" in page
+
+
 def test_the_first_screen_shows_the_seed_researchers_once(demo_twice, client):
     page = client.get("/").content.decode()
     researchers = page.split('id="recent-researchers"', 1)[1].split("</section>", 1)[0]

@@ -1,7 +1,13 @@
+import datetime
+import json
 from pathlib import Path
 
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
+from django.db import transaction
+
+from publications.curation import audit_record
+from publications.models import Work
 
 DEMO_DIR = Path(__file__).resolve().parents[2] / "demo"
 
@@ -16,3 +22,32 @@ class Command(BaseCommand):
         openalex.sort(key=lambda p: p.name != "authors.json")
         call_command("import_file", *openalex, stdout=self.stdout, stderr=self.stderr)
         call_command("import_file", *arxiv, stdout=self.stdout, stderr=self.stderr)
+        self._curate(DEMO_DIR / "curation.json")
+
+    @transaction.atomic
+    def _curate(self, path: Path) -> None:
+        """Apply the facts no importer carries (an embargo set by a repository) as staff would.
+
+        Each change is marked as set by staff in the work's provenance, so a re-import keeps
+        it, and written to the audit trail with the reason; an unchanged value is left alone.
+        """
+        for entry in json.loads(path.read_text("utf-8")):
+            work = Work.objects.filter(**entry["work"]).first()
+            if work is None:
+                self.stderr.write(f"demo curation: no work matches {entry['work']}")
+                continue
+            changes = {}
+            for field, raw in entry["set"].items():
+                value = datetime.date.fromisoformat(raw) if field == "embargo_until" else raw
+                if getattr(work, field) != value:
+                    changes[field] = {"from": str(getattr(work, field)), "to": raw}
+                    setattr(work, field, value)
+                    work.provenance[field] = "staff"
+            if changes:
+                work.save(update_fields=[*entry["set"], "provenance"])
+                audit_record(
+                    actor=None,
+                    action="work_change",
+                    target=work,
+                    data={"via": "demo", "changes": changes, "why": entry["why"]},
+                )
