@@ -41,3 +41,31 @@ def test_searching_a_name_and_filtering_works(demo, live_server, page, screensho
     filters.get_by_role("button", name="Apply filters").click()
     assert page.get_by_text("The end year comes before the start year.").is_visible()
     screenshot("search-phone-bad-filter")
+
+
+def test_an_id_in_the_search_box_opens_its_page_and_a_list_downloads(
+    demo, live_server, page, screenshot
+):
+    from publications.models import Work
+
+    work = Work.objects.visible().exclude(doi=None).order_by("id").first()
+    author = work.authorships.order_by("position").first().author
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(live_server.url)
+    box = page.get_by_role("searchbox", name="Search researchers and works")
+    box.fill(f"https://doi.org/{work.doi.upper()}")
+    page.locator(".site-search").get_by_role("button", name="Search").click()
+    page.wait_for_url(f"**{work.get_absolute_url()}")
+    screenshot("search-doi-opens-work")
+
+    page.goto(f"{live_server.url}/search/?q={author.display_name}")
+    assert page.get_by_role("heading", name=f"Works by {author.display_name}").is_visible()
+    screenshot("search-name-lists-their-works")
+
+    page.goto(f"{live_server.url}{author.get_absolute_url()}")
+    with page.expect_download() as download:
+        page.locator(".export-links").get_by_role("link", name="BibTeX").click()
+    text = download.value.path().read_text(encoding="utf-8")
+    assert text.count("\n@") + text.startswith("@") >= 1
+    assert download.value.suggested_filename.endswith("-works.bib")
+    screenshot("researcher-export-links")
