@@ -285,7 +285,7 @@ def _work_record(payload: dict, work_id: str, title: str) -> WorkRecord:
         authors_truncated=payload.get("is_authors_truncated") is True,
         topics=_work_topics(payload),
         grants=_grants(payload),
-        referenced_works=_referenced_works(payload.get("referenced_works"), work_id, dropped),
+        referenced_works=referenced_works(payload.get("referenced_works"), work_id, dropped),
         dropped=dropped,
     )
 
@@ -295,7 +295,7 @@ def _work_id(value: object) -> str | None:
     return found if found and len(found) <= OPENALEX_ID_MAX else None
 
 
-def _referenced_works(value: object, work_id: str, dropped: dict[str, str]) -> list[str] | None:
+def referenced_works(value: object, work_id: str, dropped: dict[str, str]) -> list[str] | None:
     """The W ids a work cites, each once, in the source's order; None when it gave no list.
 
     An entry that is not a work id is left out (and said so): one odd id must not

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import copy
 import json
+from io import StringIO
 
 import pytest
+from django.core.management import call_command
 
 from publications.imports import import_run_create, import_run_execute
 from publications.models import AuthorMetrics, Citation, Work
@@ -159,3 +161,20 @@ def test_site_citations_are_counted_on_the_cited_authors_metrics(recorded, tmp_p
     # Every work here shares the recorded authors: each has W71 cited twice, by W70 and W72.
     for metrics in AuthorMetrics.objects.filter(author_id__in=author_ids):
         assert metrics.site_citations == 2
+
+
+def test_backfill_writes_the_links_of_records_stored_before_links_were_kept(recorded, tmp_path):
+    run_works(tmp_path, [make_work(recorded, 80, cites=[81, 82]), make_work(recorded, 81)])
+    expected = links()
+    assert expected == {("W80", "W81", "W81"), ("W80", "W82", None)}
+    Citation.objects.all().delete()
+    AuthorMetrics.objects.update(site_citations=0)
+    out = StringIO()
+    call_command("backfill_citations", "--batch", "1", stdout=out)
+    assert links() == expected
+    assert "2 OpenAlex records read; 1 works gained or lost citations" in out.getvalue()
+    cited = Work.objects.get(openalex_id="W81")
+    author_id = cited.authorships.values_list("author_id", flat=True).first()
+    assert AuthorMetrics.objects.get(author_id=author_id).site_citations == 1
+    call_command("backfill_citations", stdout=StringIO())
+    assert links() == expected
