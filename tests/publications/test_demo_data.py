@@ -318,3 +318,21 @@ def test_bylines_say_et_al_where_the_seed_does(demo_twice, client):
     amar = Author.objects.visible().get(display_name="Amar Phanishayee")
     page = client.get(amar.get_absolute_url()).content.decode()
     assert page.count("authors-truncated") == Work.objects.filter(authors_truncated=True).count()
+
+
+def test_amar_phanishayees_works_carry_the_categories_of_seed_002(demo_twice, client):
+    from publications.models import Work
+
+    expected = {
+        "Efficient Large-Scale Language Model Training": "cs.CL",
+        "Packrat": "cs.DC",
+        "Forecasting GPU Performance": "cs.LG",
+        "Blink": "cs.DC",
+    }
+    for start, category in expected.items():
+        assert Work.objects.get(title__startswith=start).arxiv_primary_category == category
+    amar = Work.objects.get(title__startswith="Packrat").authors.get(
+        display_name="Amar Phanishayee"
+    )
+    page = client.get(amar.get_absolute_url()).content.decode()
+    assert page.count("cs.DC") >= 5 and "cs.CL" in page

@@ -26,7 +26,9 @@ class Command(BaseCommand):
 
     @transaction.atomic
     def _curate(self, path: Path) -> None:
-        """Apply the facts no importer carries (an embargo set by a repository) as staff would.
+        """Apply facts no imported record carries (an embargo, a category a seed page shows).
+
+        They are applied as staff would apply them, and only where no source set the field.
 
         Each change is marked as set by staff in the work's provenance, so a re-import keeps
         it, and written to the audit trail with the reason; an unchanged value is left alone.
@@ -39,6 +41,9 @@ class Command(BaseCommand):
             changes = {}
             for field, raw in entry["set"].items():
                 value = datetime.date.fromisoformat(raw) if field == "embargo_until" else raw
+                source = work.provenance.get(field)
+                if getattr(work, field) and source not in (None, "staff"):
+                    continue  # a source set it: its value stands
                 if getattr(work, field) != value:
                     changes[field] = {"from": str(getattr(work, field)), "to": raw}
                     setattr(work, field, value)
