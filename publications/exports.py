@@ -187,7 +187,7 @@ def bibtex_kind(work: Work) -> str:
     return "misc" if is_preprint(work) else _BIBTEX_TYPES.get(work.type, "misc")
 
 
-def _bibtex_fields(work: Work) -> list[tuple[str, str]]:
+def _bibtex_fields(work: Work, *, abstract: bool = True) -> list[tuple[str, str]]:
     """(name, value) pairs; a value is braced when written, except month macros."""
     kind = bibtex_kind(work)
     names = author_names(work)
@@ -218,7 +218,7 @@ def _bibtex_fields(work: Work) -> list[tuple[str, str]]:
         fields.append(("url", verbatim(url)))
     if work.journal_ref:
         fields.append(("note", tex_escape(work.journal_ref)))
-    if work.abstract:
+    if abstract and work.abstract:
         fields.append(("abstract", tex_escape(abstract_text(work))))
     return [(name, value) for name, value in fields if value]
 
@@ -226,10 +226,10 @@ def _bibtex_fields(work: Work) -> list[tuple[str, str]]:
 MONTH_MACROS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 
 
-def to_bibtex(work: Work, key: str | None = None) -> str:
+def to_bibtex(work: Work, key: str | None = None, *, abstract: bool = True) -> str:
     """One BibTeX entry for ``work``; every value braced and escaped, months as macros."""
     lines = [f"@{bibtex_kind(work)}{{{key or citation_key(work)},"]
-    fields = _bibtex_fields(work)
+    fields = _bibtex_fields(work, abstract=abstract)
     for index, (name, value) in enumerate(fields):
         comma = "," if index < len(fields) - 1 else ""
         written = value if name == "month" else f"{{{value}}}"
@@ -257,7 +257,7 @@ def ris_type(work: Work) -> str:
     return "UNPB" if is_preprint(work) else _RIS_TYPES.get(work.type, "GEN")
 
 
-def _ris_lines(work: Work) -> list[tuple[str, str]]:
+def _ris_lines(work: Work, *, abstract: bool = True) -> list[tuple[str, str]]:
     lines = [("TY", ris_type(work))]
     lines += [("AU", ", ".join(p for p in family_given(n) if p)) for n in author_names(work)]
     lines.append(("TI", title_text(work)))
@@ -269,7 +269,7 @@ def _ris_lines(work: Work) -> list[tuple[str, str]]:
         lines.append(("PY", str(year(work))))
     if date := _ris_date(work):
         lines.append(("DA", date))
-    if work.abstract:
+    if abstract and work.abstract:
         lines.append(("AB", abstract_text(work)))
     if work.doi:
         lines.append(("DO", work.doi))
@@ -288,9 +288,10 @@ def _ris_lines(work: Work) -> list[tuple[str, str]]:
     return lines
 
 
-def to_ris(work: Work) -> str:
+def to_ris(work: Work, *, abstract: bool = True) -> str:
     """One RIS record for ``work`` (CRLF line ends, as the format asks)."""
-    lines = [f"{tag}  - {ris_value(value)}" for tag, value in _ris_lines(work) if ris_value(value)]
+    pairs = _ris_lines(work, abstract=abstract)
+    lines = [f"{tag}  - {ris_value(value)}" for tag, value in pairs if ris_value(value)]
     lines.append("ER  - ")
     return "\r\n".join(lines) + "\r\n"
 
@@ -309,7 +310,7 @@ def _csl_name(name: str) -> dict:
     return {"family": family, "given": given} if given else {"literal": family}
 
 
-def to_csl(work: Work, key: str | None = None) -> dict:
+def to_csl(work: Work, key: str | None = None, *, abstract: bool = True) -> dict:
     """One CSL-JSON item (the citeproc input format that Zotero and Pandoc read)."""
     item: dict = {
         "id": key or citation_key(work),
@@ -335,7 +336,7 @@ def to_csl(work: Work, key: str | None = None) -> dict:
         item.setdefault("publisher", "arXiv")
     if url := _url(work):
         item["URL"] = visible_text(url)
-    if work.abstract:
+    if abstract and work.abstract:
         item["abstract"] = abstract_text(work)
     if work.language:
         item["language"] = visible_text(work.language)

@@ -6,6 +6,7 @@ written as they come, never held all at once. Citation keys are settled first
 from a narrow query (id, title, year, first author), so that two works with the
 same first author, year and first title word get ``a``, ``b``... in the order
 of their ids: the same keys whatever the sort, the page or the filter.
+Abstracts are left out of lists (see ``Format.entry``).
 """
 
 from __future__ import annotations
@@ -38,11 +39,15 @@ class Format:
     end: str
 
     def entry(self, work: Work, key: str) -> str:
+        # Without abstracts: a list is for citing, and turning arXiv's LaTeX in
+        # thousands of abstracts into text would cost a minute per download.
+        # Each work's own export keeps its abstract.
         if self.extension == "bib":
-            return exports.to_bibtex(work, key)
+            return exports.to_bibtex(work, key, abstract=False)
         if self.extension == "ris":
-            return exports.to_ris(work)
-        return json.dumps(exports.to_csl(work, key), ensure_ascii=False, indent=1)
+            return exports.to_ris(work, abstract=False)
+        item = exports.to_csl(work, key, abstract=False)
+        return json.dumps(item, ensure_ascii=False, indent=1)
 
 
 FORMATS = {

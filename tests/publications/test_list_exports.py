@@ -338,3 +338,13 @@ def test_a_search_page_downloads_its_works(client, researcher):
     assert len({item["id"] for item in items}) == len(items)
     assert rispy.loads(client.get("/search/export.ris?q=plain").content.decode())
     assert client.get("/search/export.bib?q=").content == b""
+
+
+def test_a_list_leaves_abstracts_out_and_a_work_s_own_export_keeps_it(client, researcher):
+    work = WorkFactory(title="With an abstract", abstract="We show that $\\alpha$ holds.")
+    AuthorshipFactory(work=work, author=researcher, position=0)
+    listed = json.loads(_download(client, f"/researchers/{researcher.pk}/export.json"))
+    assert all("abstract" not in item for item in listed)
+    assert "AB  - " not in _download(client, f"/researchers/{researcher.pk}/export.ris")
+    own = client.get(f"/works/{work.pk}/export.ris").content.decode()
+    assert "AB  - We show that α holds.\r\n" in own
