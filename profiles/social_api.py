@@ -36,10 +36,18 @@ class FollowSerializer(serializers.ModelSerializer):
         read_only=True, help_text="How many people follow this author now."
     )
     followed_at = serializers.DateTimeField(source="created_at", read_only=True)
+    citation_alerts_since = serializers.DateTimeField(
+        read_only=True,
+        allow_null=True,
+        help_text="Since when you hear about new citations of the author's works; null: not.",
+    )
 
     class Meta:
         model = Follow
-        fields = ["author", "author_name", "author_url", "followers_count", "followed_at"]
+        fields = [
+            "author", "author_name", "author_url", "followers_count", "followed_at",
+            "citation_alerts_since",
+        ]  # fmt: skip
         read_only_fields = fields
 
     def get_author_url(self, follow: Follow) -> str:
@@ -51,6 +59,12 @@ class FollowSerializer(serializers.ModelSerializer):
 class FollowCreateSerializer(serializers.Serializer):
     author = serializers.PrimaryKeyRelatedField(
         queryset=Author.objects.all(), help_text="Id of the author to follow."
+    )
+
+
+class FollowUpdateSerializer(serializers.Serializer):
+    citation_alerts = serializers.BooleanField(
+        help_text="Hear about new citations of the author's works (notifications and digest)."
     )
 
 
@@ -114,6 +128,23 @@ class FollowViewSet(
         follow = self.get_queryset().get(author=author)
         code = status.HTTP_201_CREATED if created else status.HTTP_200_OK
         return Response(self.get_serializer(follow).data, status=code)
+
+    @extend_schema(
+        summary="Turn citation alerts for a followed author on or off",
+        parameters=[AUTHOR_ID],
+        request=FollowUpdateSerializer,
+        responses={200: FollowSerializer},
+        description="404 when you do not follow the author.",
+    )
+    @_limited
+    def partial_update(self, request, *args, **kwargs):
+        follow = self.get_object()
+        given = FollowUpdateSerializer(data=request.data)
+        given.is_valid(raise_exception=True)
+        following.follow_citation_alerts_set(
+            user=request.user, author=follow.author, on=given.validated_data["citation_alerts"]
+        )
+        return Response(self.get_serializer(self.get_object()).data)
 
     @extend_schema(
         summary="Unfollow an author",

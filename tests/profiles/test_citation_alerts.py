@@ -120,3 +120,20 @@ def test_the_digest_lists_new_citations(lise):
     message = mail.outbox[0]
     assert "1 new citation of works by researchers you follow" in message.subject
     assert "The citing work" in message.body and "cites Held work" in message.body
+
+
+def test_the_follows_api_turns_citation_alerts_on_and_off(client, lise):
+    user = follower("otto", lise, alerts=False)
+    client.force_login(user)
+    url = f"/api/v1/follows/{lise.pk}/"
+    assert client.get(url).json()["citation_alerts_since"] is None
+    body = client.patch(url, {"citation_alerts": True}, content_type="application/json").json()
+    assert body["citation_alerts_since"] is not None
+    assert Follow.objects.get(user=user).citation_alerts_since is not None
+    client.patch(url, {"citation_alerts": False}, content_type="application/json")
+    assert Follow.objects.get(user=user).citation_alerts_since is None
+    other = AuthorFactory()
+    response = client.patch(
+        f"/api/v1/follows/{other.pk}/", {"citation_alerts": True}, content_type="application/json"
+    )
+    assert response.status_code == 404
