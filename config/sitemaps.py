@@ -1,4 +1,5 @@
-"""``/sitemap.xml``: an index of paged sitemaps of every public work and researcher page.
+"""``/sitemap.xml``: an index of paged sitemaps of every public work, researcher,
+institution, venue and topic page.
 
 The index lists one sitemap per page of each section, so millions of works stay
 within the protocol's 50,000 addresses per file; each page is one keyset-ordered
@@ -12,7 +13,7 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.contrib.sitemaps import Sitemap
 
-from publications.models import Author, Work
+from publications.models import Author, Institution, Topic, Venue, Work
 
 PER_SITEMAP = 10_000
 
@@ -41,4 +42,29 @@ class ResearcherSitemap(PublicSitemap):
         return Author.objects.visible().only("id", "display_name", "updated_at").order_by("id")
 
 
-SITEMAPS = {"works": WorkSitemap, "researchers": ResearcherSitemap}
+class _NamedSitemap(PublicSitemap):
+    model = None
+
+    def items(self):
+        return self.model.objects.only("id", "name", "updated_at").order_by("id")
+
+
+class InstitutionSitemap(_NamedSitemap):
+    model = Institution
+
+
+class VenueSitemap(_NamedSitemap):
+    model = Venue
+
+
+class TopicSitemap(_NamedSitemap):
+    model = Topic
+
+
+SITEMAPS = {
+    "works": WorkSitemap,
+    "researchers": ResearcherSitemap,
+    "institutions": InstitutionSitemap,
+    "venues": VenueSitemap,
+    "topics": TopicSitemap,
+}

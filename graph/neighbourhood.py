@@ -294,9 +294,7 @@ def build(
                 id=key,
                 kind=TOPIC,
                 label=topic["name"],
-                url=reverse("search")
-                + "?"
-                + urlencode({"q": topic["name"], "topic": topic["key"]}),
+                url=reverse("topics:short", kwargs={"pk": topic["id"]}),
                 weight=topic["works"],
                 why=f"Topic of {_plural(topic['works'], 'work')} by {author.display_name}",
             )
@@ -330,7 +328,7 @@ def build(
                 id=key,
                 kind=INSTITUTION,
                 label=inst.name,
-                url=f"https://ror.org/{inst.ror}" if inst.ror else _search_url(q=inst.name),
+                url=inst.get_absolute_url(),
                 weight=len(who),
                 why=why,
             )

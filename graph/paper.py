@@ -16,9 +16,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from urllib.parse import urlencode
-
-from django.urls import reverse
 
 from graph.neighbourhood import (
     INSTITUTION,
@@ -135,9 +132,7 @@ def build_paper(work: Work, *, limits: PaperLimits = PAPER_EXPLORER) -> Neighbou
                 id=key,
                 kind=INSTITUTION,
                 label=inst.name,
-                url=f"https://ror.org/{inst.ror}"
-                if inst.ror
-                else reverse("search") + "?" + urlencode({"q": inst.name}),
+                url=inst.get_absolute_url(),
                 weight=len(who),
                 why=f"Affiliation of {_plural(len(who), 'author')} of this paper",
             )
@@ -157,7 +152,7 @@ def build_paper(work: Work, *, limits: PaperLimits = PAPER_EXPLORER) -> Neighbou
                 id=key,
                 kind=TOPIC,
                 label=topic.name,
-                url=reverse("search") + "?" + urlencode({"q": topic.name, "topic": topic.key}),
+                url=topic.get_absolute_url(),
                 weight=1 + max(link.score, 0.0),
                 why="Primary topic of this paper" if link.is_primary else "Topic of this paper",
             )

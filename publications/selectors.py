@@ -89,6 +89,7 @@ class Affiliation:
 
     name: str
     source: str  # "from the OpenAlex institution record", "as written in the arXiv record"
+    url: str = ""  # our institution page, when the place is an institution record
 
     def __str__(self) -> str:
         return self.name
@@ -160,7 +161,10 @@ def _places(authorship) -> list[Affiliation]:
     """The authorship's institutions, else the affiliation text its source record gave."""
     label = Source(authorship.source).label if authorship.source in Source.values else "source"
     from_record = "from the OpenAlex institution record"
-    places = [Affiliation(i.name, from_record) for i in authorship.institutions.all()]
+    places = [
+        Affiliation(i.name, from_record, i.get_absolute_url())
+        for i in authorship.institutions.all()
+    ]
     if not places and authorship.raw_affiliation:
         written = f"as written in the {label} record"
         places = [

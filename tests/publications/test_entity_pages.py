@@ -152,3 +152,19 @@ def test_each_page_costs_the_same_queries_at_any_size(client, kind):
     large = dict(zip(("institution", "venue", "topic"), _world(40, "9"), strict=True))[kind]
     assert _queries(client, large.get_absolute_url()) == few
     assert few <= 12
+
+
+def test_every_place_that_names_one_links_to_its_page(client, world):
+    institution, venue, topic = world
+    work = venue.works.first()
+    author = work.authors.first()
+    author.last_known_institution = institution
+    author.save()
+    work_html = client.get(work.get_absolute_url()).content.decode()
+    for entity in (institution, venue, topic):
+        assert f'href="{entity.get_absolute_url()}"' in work_html
+    researcher_html = client.get(author.get_absolute_url()).content.decode()
+    assert f'href="{institution.get_absolute_url()}"' in researcher_html
+    assert f'href="{venue.get_absolute_url()}"' in researcher_html  # in the work list
+    search_html = client.get("/search/", {"q": author.display_name}).content.decode()
+    assert f'href="{institution.get_absolute_url()}"' in search_html
