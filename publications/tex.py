@@ -64,6 +64,8 @@ def looks_like_latex(value: str, *, from_arxiv: bool = False) -> bool:
     return from_arxiv and bool(_LATEX_MARKS.search(value))
 
 
+# A list export reads each title twice (its key, then its entry): the second is free.
+@lru_cache(maxsize=2048)
 def latex_to_text(value: str) -> str:
     """Unicode text for LaTeX: ``$\\alpha$-decay`` -> ``α-decay``."""
     # A bare % starts a comment in LaTeX and a bare & aligns columns; in a title
@@ -118,6 +120,7 @@ _TO_LATEX = UnicodeToLatexEncoder(
 )
 
 
+@lru_cache(maxsize=4096)  # a researcher's list names the same people again and again
 def text_to_latex(value: str) -> str:
     """LaTeX that prints ``value``: specials escaped, other characters as commands."""
     return _TO_LATEX.unicode_to_latex(visible_text(value))
