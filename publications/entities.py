@@ -28,7 +28,7 @@ from publications.models import (
 from publications.selectors import works_with_authors
 
 WORKS_PER_PAGE = 20
-RESEARCHERS_PER_PAGE = 24
+RESEARCHERS_PER_PAGE = 12
 
 
 @dataclass
