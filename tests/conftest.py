@@ -1,3 +1,4 @@
+import os
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,16 @@ def _tasks_inline(request):
     celery_app.conf.task_always_eager = True
     yield
     celery_app.conf.task_always_eager = previous
+
+
+# No test calls OpenAlex live: the look-up of institutions after a run is off unless a
+# test turns it on under `responses`. Workers started by tests inherit the variable.
+os.environ["INSTITUTION_LOOKUP"] = "false"
+
+
+@pytest.fixture(autouse=True)
+def _no_live_lookups(settings):
+    settings.INSTITUTION_LOOKUP = False
 
 
 @pytest.fixture(autouse=True)

@@ -40,6 +40,12 @@ def institution_record(openalex_id: str) -> dict:
     }
 
 
+@pytest.fixture(autouse=True)
+def _lookups_on(settings):
+    """These tests answer every look-up with `responses`; the suite's default is off."""
+    settings.INSTITUTION_LOOKUP = True
+
+
 def answer_lookups(rsps):
     """Answer every institutions look-up from the records it asks for; return the calls."""
 

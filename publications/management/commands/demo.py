@@ -5,6 +5,7 @@ from pathlib import Path
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 from django.db import transaction
+from django.test.utils import override_settings
 
 from publications.curation import audit_record
 from publications.models import Work
@@ -20,8 +21,10 @@ class Command(BaseCommand):
         arxiv = sorted((DEMO_DIR / "arxiv").glob("*.atom"))
         # Authors first, then their works; arXiv last, so it merges into the OpenAlex works.
         openalex.sort(key=lambda p: p.name != "authors.json")
-        call_command("import_file", *openalex, stdout=self.stdout, stderr=self.stderr)
-        call_command("import_file", *arxiv, stdout=self.stdout, stderr=self.stderr)
+        # The demo is offline: it asks OpenAlex for nothing (its institutions come as records).
+        with override_settings(INSTITUTION_LOOKUP=False):
+            call_command("import_file", *openalex, stdout=self.stdout, stderr=self.stderr)
+            call_command("import_file", *arxiv, stdout=self.stdout, stderr=self.stderr)
         self._curate(DEMO_DIR / "curation.json")
 
     @transaction.atomic
