@@ -239,9 +239,7 @@ IMPORT_HEARTBEAT_EVERY = env.integer("IMPORT_HEARTBEAT_EVERY", 30, minimum=1)
 IMPORT_STALLED_AFTER = env.integer("IMPORT_STALLED_AFTER", 300, minimum=1)
 IMPORT_WATCH_EVERY = env.integer("IMPORT_WATCH_EVERY", 60, minimum=1)
 if IMPORT_STALLED_AFTER <= 2 * IMPORT_HEARTBEAT_EVERY:
-    raise env.SettingError(
-        "IMPORT_STALLED_AFTER", "must be more than twice IMPORT_HEARTBEAT_EVERY"
-    )
+    raise env.SettingError("IMPORT_STALLED_AFTER", "must be more than twice IMPORT_HEARTBEAT_EVERY")
 
 LANGUAGE_CODE = "en"
 TIME_ZONE = "UTC"
