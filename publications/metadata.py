@@ -10,7 +10,6 @@ serialised so no value can close its ``<script>`` element.
 from __future__ import annotations
 
 import json
-from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.utils.safestring import SafeString, mark_safe
@@ -26,16 +25,6 @@ _SCRIPT_ESCAPES = {ord("<"): "\\u003c", ord(">"): "\\u003e", ord("&"): "\\u0026"
 def absolute_url(path: str) -> str:
     """``path`` on the site's public address (SITE_URL)."""
     return settings.SITE_URL.rstrip("/") + path
-
-
-def web_url(value: object) -> str:
-    """``value`` if it is an absolute http(s) address, else ""."""
-    text = str(value or "").strip()
-    try:
-        parts = urlsplit(text)
-    except ValueError:
-        return ""
-    return text if parts.scheme in ("http", "https") and parts.hostname else ""
 
 
 def ld_json(data: dict) -> SafeString:
@@ -74,7 +63,7 @@ def highwire_tags(work: Work, bylines) -> list[tuple[str, str]]:
         ("citation_lastpage", _line(work.last_page, "name")),
         ("citation_doi", work.doi or ""),
         ("citation_arxiv_id", work.arxiv_id or ""),
-        ("citation_pdf_url", web_url(work.pdf_url)),
+        ("citation_pdf_url", display.web_url(work.pdf_url)),
         ("citation_abstract_html_url", absolute_url(work.get_absolute_url())),
         ("citation_language", _line(work.language, "name")),
     ]
@@ -137,7 +126,7 @@ def work_json_ld(work: Work, bylines, topics) -> dict:
         "isAccessibleForFree": work.is_open_access,
         "inLanguage": _line(work.language, "name"),
     }
-    if pdf := web_url(work.pdf_url):
+    if pdf := display.web_url(work.pdf_url):
         data["encoding"] = {
             "@type": "MediaObject",
             "contentUrl": pdf,
