@@ -137,3 +137,33 @@ def test_filtered_lists_cost_the_same_queries_at_any_size(client, works):
     assert _queries(client, author.get_absolute_url(), {"oa": "gold"}) <= few + 2
     assert _queries(client, "/search/", {"q": "graphs", "oa": "gold"}) <= few_search + 2
     assert Work.objects.filter(oa_status="gold").count() == 26
+
+
+def test_stored_openalex_records_fill_blank_access_and_biblio_once(real_fixtures):
+    from django.core.management import call_command
+
+    call_command(
+        "import_file",
+        str(real_fixtures / "openalex" / "works__W2741809807__2025-06.json"),
+        verbosity=0,
+    )
+    work = Work.objects.get(openalex_id="W2741809807")
+    assert (work.oa_status, work.volume, work.first_page) == ("gold", "6", "e4375")
+    # As stored before these fields were read; staff had set the volume meanwhile.
+    Work.objects.filter(pk=work.pk).update(
+        oa_status="", oa_url="", volume="7 (corrected)", first_page="", last_page=""
+    )
+    call_command("backfill_open_access", verbosity=0)
+    work.refresh_from_db()
+    assert work.oa_status == "gold"
+    assert work.oa_url == "https://peerj.com/articles/4375.pdf"
+    assert (work.volume, work.issue, work.first_page, work.last_page) == (
+        "7 (corrected)",
+        "",
+        "e4375",
+        "e4375",
+    )
+    before = work.updated_at
+    call_command("backfill_open_access", verbosity=0)
+    work.refresh_from_db()
+    assert work.updated_at == before
