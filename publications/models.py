@@ -311,14 +311,19 @@ class Work(TimeStamped):
     landing_url = models.URLField(max_length=500, blank=True)
     license = models.CharField(max_length=100, blank=True)
     is_open_access = models.BooleanField(null=True, blank=True)
-    # OpenAlex open_access.oa_status ("gold", "green", ...) and its best open copy.
-    oa_status = models.CharField("OA status", max_length=16, blank=True, db_index=True)
-    oa_url = models.URLField("best open copy", max_length=500, blank=True)
+    # OpenAlex open_access.oa_status ("gold", "green", ...) and its best open copy. The
+    # database defaults let rows written without these columns (older code) still insert.
+    oa_status = models.CharField(
+        "OA status", max_length=16, blank=True, default="", db_default="", db_index=True
+    )
+    oa_url = models.URLField(
+        "best open copy", max_length=500, blank=True, default="", db_default=""
+    )
     # OpenAlex biblio: where the work sits in its journal.
-    volume = models.CharField(max_length=50, blank=True)
-    issue = models.CharField(max_length=50, blank=True)
-    first_page = models.CharField(max_length=50, blank=True)
-    last_page = models.CharField(max_length=50, blank=True)
+    volume = models.CharField(max_length=50, blank=True, default="", db_default="")
+    issue = models.CharField(max_length=50, blank=True, default="", db_default="")
+    first_page = models.CharField(max_length=50, blank=True, default="", db_default="")
+    last_page = models.CharField(max_length=50, blank=True, default="", db_default="")
     is_retracted = models.BooleanField(default=False)
     embargo_until = models.DateField(null=True, blank=True)
     # Unknown stays unknown: None means no source told us the count.
@@ -374,6 +379,21 @@ class Work(TimeStamped):
     @property
     def slug(self) -> str:
         return slugify(self.title)[:80] or "work"
+
+    def byline(self) -> list[Authorship | UnlinkedAuthorship]:
+        """The authorships and the names no record holds, in byline order.
+
+        An unlinked name (its ``author`` is None) stands only at a position no
+        authorship takes. Reads ``authorships`` and ``unlinked_authorships`` as
+        loaded (``selectors.works_with_authors`` prefetches both).
+        """
+        entries: list[Authorship | UnlinkedAuthorship] = list(self.authorships.all())
+        taken = {entry.position for entry in entries}
+        for unlinked in self.unlinked_authorships.all():
+            if unlinked.position not in taken:
+                taken.add(unlinked.position)
+                entries.append(unlinked)
+        return sorted(entries, key=lambda entry: entry.position)
 
 
 class WorkSearch(models.Model):
@@ -450,6 +470,10 @@ class UnlinkedAuthorship(models.Model):
     position = models.PositiveIntegerField(help_text="0 for the first author.")
     raw_name = models.CharField(max_length=500)
     source = models.CharField(max_length=16, choices=Source.choices)
+
+    # No record holds the position: read alongside Authorship in Work.byline().
+    author = None
+    author_id = None
 
     class Meta:
         ordering = ["work", "position"]

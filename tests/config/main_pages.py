@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from profiles import collaboration, following, ownership
 from profiles.models import Claim, Profile
-from publications.models import Author
+from publications.models import Author, Institution, Topic, Venue
 from tests.factories import UserFactory
 
 
@@ -54,6 +54,7 @@ def main_pages() -> list[tuple[str, str, object]]:
     )
     work = held.authorships.select_related("work").first().work
     unclaimed = Author.objects.exclude(pk__in=[held.pk, other.pk]).order_by("pk").first()
+    entities = [model.objects.order_by("pk").first() for model in (Institution, Venue, Topic)]
     return [
         ("home", "/", None),
         ("researcher", held.get_absolute_url(), None),
@@ -66,4 +67,9 @@ def main_pages() -> list[tuple[str, str, object]]:
         ("inbox", reverse("people:inbox"), member),
         ("claim", reverse("people:claim", args=[unclaimed.pk]), newcomer),
         ("status", reverse("status"), None),
+        *[
+            (entity._meta.model_name, entity.get_absolute_url(), None)
+            for entity in entities
+            if entity is not None
+        ],
     ]
