@@ -20,12 +20,23 @@ from types import SimpleNamespace
 
 import pytest
 from django.core.cache import cache
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import transaction
 from django.test import Client
 from rest_framework.authtoken.models import Token
 
 from profiles import ownership
-from profiles.models import Block, Claim, Follow, Invitation, Message, Notification, Profile, Report
+from profiles.models import (
+    Block,
+    Claim,
+    Follow,
+    Invitation,
+    Message,
+    Notification,
+    Preferences,
+    Profile,
+    Report,
+)
 from publications.models import AuditEvent, ImportRun, MergeCandidate
 from tests.factories import AuthorFactory, AuthorshipFactory, WorkFactory, grant
 from tests.profiles.claim_people import holds, person
@@ -67,14 +78,21 @@ MESSAGE = "MESSAGE-TEXT-9d5: here is my private phone number."
 INVITE_TEXT = "INVITATION-TEXT-3a8: would you like to work together on this?"
 NOTE = "NOTE-TEXT-6b0 a new work"
 
+# An OpenAlex list page as a recorded file, for the admin's upload form.
+RECORDED_FILE = (
+    b'{"meta": {"count": 1, "per_page": 25}, "results": [{"id": "https://openalex.org/W9",'
+    b' "display_name": "A recorded work", "authorships": []}]}'
+)
+
 LOGIN = "login"  # a redirect to the site's sign-in page
 ADMIN_LOGIN = "admin-login"  # a redirect to the admin's sign-in page
 
 
 @pytest.fixture
-def world(settings):
+def world(settings, tmp_path):
     # Nine people per row: a fast hasher keeps the table quick (no one signs in by password).
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    settings.IMPORT_UPLOAD_DIR = tmp_path / "imports"  # where an accepted upload is kept
     w = SimpleNamespace()
     w.record = AuthorFactory(display_name="Ada Record", orcid=orcid_for(1))
     w.other_record = AuthorFactory(display_name="Other Record", orcid=orcid_for(2))
@@ -391,7 +409,39 @@ ROWS = [
         changed=lambda w: not Follow.objects.filter(author=w.record).exists(),
         acts=frozenset({FOLLOWER}),
     ),
+    Row(
+        "citation alerts on (page)",
+        "post",
+        _url("people:citation_alerts", record),
+        page(signed_in=302),  # the others are told to follow first
+        data={"on": "1"},
+        changed=lambda w: Follow.objects.filter(
+            author=w.record, citation_alerts_since__isnull=False
+        ).exists(),
+        acts=frozenset({FOLLOWER}),
+    ),
+    Row(
+        "follows: citation alerts on (API)",
+        "patch",
+        lambda w: f"/api/v1/follows/{w.record.pk}/",
+        api_only({FOLLOWER}, 200, refused=404),
+        data={"citation_alerts": True},
+        api=True,
+        changed=lambda w: Follow.objects.filter(
+            author=w.record, citation_alerts_since__isnull=False
+        ).exists(),
+        acts=frozenset({FOLLOWER}),
+    ),
     Row("following page", "get", _url("people:following"), page(signed_in=200)),
+    Row(
+        "daily digest on (page)",
+        "post",
+        _url("people:digest_preferences"),
+        page(signed_in=302),  # one's own setting: each signed-in person changes only theirs
+        data={"email_digest": "on"},
+        changed=lambda w: Preferences.objects.filter(email_digest=True).exists(),
+        acts=frozenset(SIGNED_IN),
+    ),
     Row(
         "notifications",
         "get",
@@ -623,6 +673,26 @@ ROWS = [
         "get",
         _url("admin:publications_importrun_new_import"),
         admin_only(DECIDERS, 200),
+    ),
+    Row(
+        "imports: upload a recorded file (admin)",
+        "post",
+        _url("admin:publications_importrun_new_import"),
+        admin_only(DECIDERS, 302),
+        data=lambda w: {
+            "source": "openalex",
+            "kind": "dois",
+            "value": "",
+            "upload": SimpleUploadedFile("works.json", RECORDED_FILE),
+        },
+        changed=lambda w: ImportRun.objects.filter(kind=ImportRun.Kind.FILE).exists(),
+        acts=DECIDERS,
+    ),
+    Row(
+        "imports: a run's progress (admin)",
+        "get",
+        _url("admin:publications_importrun_progress", lambda w: w.queued_run.pk),
+        admin_only(READERS, 200),
     ),
     Row(
         "imports: cancel (admin)",
