@@ -15,6 +15,7 @@ from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
 
 from publications.display import web_url
+from publications.identifiers import openalex_url
 from publications.models import (
     Author,
     AuthorInstitution,
@@ -68,7 +69,8 @@ def _works(work_ids: QuerySet, page: str | None) -> Page:
 
 
 def _openalex(short_id: str | None) -> list[SourceLink]:
-    return [SourceLink("OpenAlex", f"https://openalex.org/{short_id}")] if short_id else []
+    url = openalex_url(short_id)
+    return [SourceLink("OpenAlex", url)] if url else []
 
 
 def _homepage(url: str) -> list[SourceLink]:

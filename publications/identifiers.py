@@ -177,3 +177,21 @@ def _openalex_reference(value: str) -> tuple[str, str] | None:
     if short and short[0] == "A":
         return "openalex-author", short
     return None
+
+
+# OpenAlex numbers its ids below 9,000,000,000; the demo data set and the generated
+# corpus use the ranges above 8,000,000,000 for local ids that must not be sent there.
+OPENALEX_LOCAL_FROM = 8_000_000_000
+
+
+def openalex_is_local(openalex_id: str | None) -> bool:
+    """Whether an OpenAlex-form id is one of our local ids rather than OpenAlex's own."""
+    digits = (openalex_id or "")[1:]
+    return digits.isdigit() and int(digits) >= OPENALEX_LOCAL_FROM
+
+
+def openalex_url(openalex_id: str | None) -> str:
+    """The record's page at OpenAlex, or "" for no id or a local one."""
+    if not openalex_id or openalex_is_local(openalex_id):
+        return ""
+    return f"https://openalex.org/{openalex_id}"

@@ -15,6 +15,7 @@ from django.conf import settings
 from django.utils.safestring import SafeString, mark_safe
 
 from publications import display
+from publications.identifiers import openalex_url
 from publications.models import Author, Work
 
 # JSON-LD sits in a <script> element: "<", ">" and "&" are written as JSON escapes so a
@@ -75,9 +76,14 @@ def _work_ids(work: Work) -> tuple[list[dict], list[str]]:
         ("DOI", work.doi, "https://doi.org/{}"),
         ("arXiv", work.arxiv_id, "https://arxiv.org/abs/{}"),
     ]
-    ids.append(("OpenAlex", work.openalex_id, "https://openalex.org/{}"))
     values = [{"@type": "PropertyValue", "propertyID": k, "value": v} for k, v, _ in ids if v]
-    return values, [pattern.format(v) for _, v, pattern in ids if v]
+    same_as = [pattern.format(v) for _, v, pattern in ids if v]
+    if openalex := openalex_url(work.openalex_id):  # a local id has no page there
+        values.append(
+            {"@type": "PropertyValue", "propertyID": "OpenAlex", "value": work.openalex_id}
+        )
+        same_as.append(openalex)
+    return values, same_as
 
 
 def _periodical(work: Work) -> dict | None:
@@ -150,8 +156,8 @@ def person_json_ld(author: Author) -> dict:
     same_as = []
     if author.orcid:
         same_as.append(f"https://orcid.org/{author.orcid}")
-    if author.openalex_id:
-        same_as.append(f"https://openalex.org/{author.openalex_id}")
+    if openalex := openalex_url(author.openalex_id):
+        same_as.append(openalex)
     data: dict = {
         "@context": "https://schema.org",
         "@type": "Person",

@@ -307,3 +307,12 @@ def test_an_unknown_oa_status_and_a_script_copy_are_not_kept():
     assert record.oa_status == ""
     assert record.oa_url == ""
     assert "oa_url" in record.dropped
+
+
+def test_a_local_openalex_id_is_never_offered_as_the_same_record(client):
+    author = AuthorFactory(display_name="Demo Person", openalex_id="A9000000001")
+    (person,) = structured(client.get(author.get_absolute_url()))["json-ld"]
+    assert "sameAs" not in person
+    work = WorkFactory(openalex_id="W9000000001")
+    (article,) = structured(client.get(work.get_absolute_url()))["json-ld"]
+    assert "https://openalex.org/W9000000001" not in article.get("sameAs", [])
