@@ -33,7 +33,8 @@ def test_the_work_page_byline_says_each_links_source_and_confidence(client, link
 def test_affiliations_say_where_they_came_from(client, linked):
     work, _, _ = linked
     page = client.get(work.get_absolute_url()).content.decode()
-    assert 'Example University <span class="from">from the OpenAlex institution record' in page
+    # The institution is named with a link to its page, then where it came from.
+    assert 'Example University</a> <span class="from">from the OpenAlex institution record' in page
     assert 'Lab of Things, Example Town <span class="from">as written in the Claim' in page
 
 
