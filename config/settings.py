@@ -288,6 +288,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Authorships and unlinked byline names share the sources' choice set: one enum.
+    "ENUM_NAME_OVERRIDES": {"SourceEnum": "publications.models.Source"},
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "config.api.add_error_responses",

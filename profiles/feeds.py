@@ -74,7 +74,7 @@ class ResearcherWorksFeed(Feed):
         return work.updated_at
 
     def item_author_name(self, work: Work) -> str:
-        names = [_name(a.author.display_name) for a in work.authorships.all()]
+        names = [_name(a.author.display_name if a.author else a.raw_name) for a in work.byline()]
         shown = ", ".join(names[:FEED_AUTHOR_NAMES])
         return f"{shown} et al." if len(names) > FEED_AUTHOR_NAMES else shown
 

@@ -38,6 +38,7 @@ from publications.models import (
     Institution,
     Source,
     Topic,
+    UnlinkedAuthorship,
     Work,
 )
 from publications.permissions import CHANGE, AdminModelPermissions
@@ -181,12 +182,23 @@ class AuthorshipSerializer(serializers.ModelSerializer):
         fields = ["position", "author_id", "display_name", "raw_name", "source", "confidence"]
 
 
+class UnlinkedAuthorSerializer(serializers.ModelSerializer):
+    """A byline position no author record holds: the name as the source printed it."""
+
+    class Meta:
+        model = UnlinkedAuthorship
+        fields = ["position", "raw_name", "source"]
+
+
 class WorkSerializer(WebURLs):
     url = serializers.CharField(source="get_absolute_url", read_only=True)
     venue = serializers.CharField(
         source="venue.name", default=None, read_only=True, allow_null=True
     )
     authorships = AuthorshipSerializer(many=True, read_only=True)
+    unlinked_authors = UnlinkedAuthorSerializer(
+        source="unlinked_authorships", many=True, read_only=True
+    )
 
     class Meta:
         model = Work
@@ -194,7 +206,7 @@ class WorkSerializer(WebURLs):
             "id", "title", "url", "type", "publication_date", "publication_year", "venue",
             "journal_ref", "arxiv_primary_category", "doi", "arxiv_id", "openalex_id",
             "cited_by_count", "abstract", "comments", "code_url", "is_open_access", "oa_status",
-            "authorships",
+            "authorships", "unlinked_authors",
         ]  # fmt: skip
 
 

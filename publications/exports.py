@@ -61,8 +61,9 @@ def author_names(work: Work) -> list[str]:
     """Author names in order, as the record gives them (arXiv's LaTeX accents as letters)."""
     names = []
     arxiv_names = from_arxiv(work, "authors")
-    for authorship in work.authorships.all():
-        name = one_line(authorship.author.display_name or authorship.raw_name, decode=False)
+    for entry in work.byline():
+        shown = entry.author.display_name if entry.author else ""
+        name = one_line(shown or entry.raw_name, decode=False)
         name = as_text(name, from_arxiv=arxiv_names)
         if name:
             names.append(name)

@@ -13,10 +13,10 @@ from publications.models import Author, Authorship, Source, Topic, Work, WorkSim
 
 
 def works_with_authors(queryset: QuerySet[Work]) -> QuerySet[Work]:
-    """Works with their venue and ordered authorships loaded in a fixed number of queries."""
+    """Works with their venue and ordered byline (``Work.byline``) in a fixed number of queries."""
     authorships = Authorship.objects.select_related("author").order_by("position")
     return queryset.select_related("venue").prefetch_related(
-        Prefetch("authorships", queryset=authorships)
+        Prefetch("authorships", queryset=authorships), "unlinked_authorships"
     )
 
 

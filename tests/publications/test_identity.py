@@ -123,6 +123,31 @@ def test_reimporting_changed_disowned_works_spawns_no_namesake(gennady_with_diso
     assert set(author.works.values_list("openalex_id", flat=True)) == {"W8000000001"}
 
 
+def test_an_unlinked_name_keeps_its_place_in_lists_exports_feeds_and_the_api(
+    gennady_with_disowned_works, client
+):
+    _, works = gennady_with_disowned_works
+    works[1]["cited_by_count"] = 40
+    ingest(works[1])  # Gennady's position on the work he disowned is left unlinked
+    second = Work.objects.get(openalex_id="W8000000002")
+    zhu = Author.objects.get(display_name="Hongyu Zhu")
+
+    page = client.get(zhu.get_absolute_url()).content.decode()
+    item = page.split(f'id="work-{second.pk}-title"', 1)[1].split("</article>", 1)[0]
+    assert '<span class="unlinked-author"' in item and GENNADY in item
+    for extension in ("bib", "ris", "json"):
+        response = client.get(f"/researchers/{zhu.pk}/export.{extension}")
+        listed = b"".join(response.streaming_content).decode()
+        assert "Pekhimenko" in listed, extension
+    own = client.get(f"/works/{second.pk}/export.bib").content.decode()
+    assert "Zhu, Hongyu and Pekhimenko, Gennady" in own
+    feed = client.get(f"/researchers/{zhu.pk}/feed.atom").content.decode()
+    assert f"Hongyu Zhu, {GENNADY}" in feed
+    data = client.get(f"/api/v1/works/{second.pk}/").json()
+    assert [a["display_name"] for a in data["authorships"]] == ["Hongyu Zhu"]
+    assert data["unlinked_authors"] == [{"position": 1, "raw_name": GENNADY, "source": "openalex"}]
+
+
 def test_an_upheld_position_goes_to_the_namesake_staff_named(gennady_with_disowned_works):
     author, works = gennady_with_disowned_works
     third = Work.objects.get(openalex_id="W8000000003")
