@@ -23,7 +23,7 @@ from django.db.models.functions import Coalesce, NullIf
 from django.http import HttpResponse, StreamingHttpResponse
 
 from publications import exports
-from publications.models import Authorship, Work
+from publications.models import Authorship, UnlinkedAuthorship, Work
 from publications.tex import as_text
 from publications.text import one_line
 
@@ -73,22 +73,31 @@ def unique_keys(works: QuerySet[Work]) -> dict[int, str]:
     Keys that collide are suffixed in the order of the works' ids, so the oldest
     record keeps ``a`` whatever else is added later in the year.
     """
-    first_author = (
-        Authorship.objects.filter(work=OuterRef("pk"))
-        .order_by("position", "id")
-        .values(name=Coalesce(NullIf("author__display_name", Value("")), "raw_name"))[:1]
-    )
+    linked = Authorship.objects.filter(work=OuterRef("pk")).order_by("position", "id")
+    shown = Coalesce(NullIf("author__display_name", Value("")), "raw_name")
+    # A name no record holds (UnlinkedAuthorship) may stand first, as in Work.byline().
+    unlinked = UnlinkedAuthorship.objects.filter(work=OuterRef("pk")).order_by("position", "id")
     rows = (
         works.order_by("id")
         .select_related(None)
         .prefetch_related(None)
         .only("id", "title", "publication_year", "publication_date", "arxiv_id", "provenance")
-        .annotate(first_author=Subquery(first_author))
+        .annotate(
+            first_author=Subquery(linked.values(name=shown)[:1]),
+            first_position=Subquery(linked.values("position")[:1]),
+            first_unlinked=Subquery(unlinked.values("raw_name")[:1]),
+            first_unlinked_position=Subquery(unlinked.values("position")[:1]),
+        )
     )
     groups: dict[str, list[int]] = defaultdict(list)
     for work in rows.iterator(chunk_size=2000):
         arxiv_names = exports.from_arxiv(work, "authors")
-        name = as_text(one_line(work.first_author, decode=False), from_arxiv=arxiv_names)
+        first = work.first_author
+        if work.first_unlinked_position is not None and (
+            work.first_position is None or work.first_unlinked_position < work.first_position
+        ):
+            first = work.first_unlinked
+        name = as_text(one_line(first, decode=False), from_arxiv=arxiv_names)
         key = exports.base_key(name, exports.year(work), exports.title_text(work))
         groups[key].append(work.pk)
     taken = set(groups)

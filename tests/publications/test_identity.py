@@ -7,7 +7,7 @@ from django.db import transaction
 
 from profiles import ownership
 from profiles.models import Profile
-from publications import curation
+from publications import curation, exports, list_exports
 from publications.ingest import ingest_works
 from publications.models import (
     Author,
@@ -146,6 +146,16 @@ def test_an_unlinked_name_keeps_its_place_in_lists_exports_feeds_and_the_api(
     data = client.get(f"/api/v1/works/{second.pk}/").json()
     assert [a["display_name"] for a in data["authorships"]] == ["Hongyu Zhu"]
     assert data["unlinked_authors"] == [{"position": 1, "raw_name": GENNADY, "source": "openalex"}]
+
+
+def test_a_list_export_keys_a_work_by_its_unlinked_first_author(gennady_with_disowned_works):
+    _, works = gennady_with_disowned_works
+    works[2]["cited_by_count"] = 40
+    ingest(works[2])  # Paper 3 now has only its unlinked first (and sole) author
+    third = Work.objects.get(openalex_id="W8000000003")
+    keys = list_exports.unique_keys(Work.objects.filter(pk=third.pk))
+    assert keys[third.pk] == exports.citation_key(work_for_page(third.pk))
+    assert keys[third.pk].startswith("pekhimenko2021")
 
 
 def test_an_upheld_position_goes_to_the_namesake_staff_named(gennady_with_disowned_works):
