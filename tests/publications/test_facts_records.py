@@ -110,6 +110,8 @@ def test_pages_exports_feeds_and_the_api_give_one_date(tmp_path, client):
     assert "year = {2021}" in bibtex or "year={2021}" in bibtex.replace(" ", "")
     api = client.get(f"/api/v1/works/{work.pk}/").json()
     assert (api["publication_date"], api["publication_year"]) == ("2021-03-04", 2021)
+    feed = client.get(f"/researchers/{author.pk}/feed.atom").content.decode()
+    assert "<published>2021-03-04T" in feed
 
 
 # Clean text ---------------------------------------------------------------------------
