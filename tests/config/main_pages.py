@@ -13,8 +13,8 @@ from django.utils import timezone
 
 from profiles import collaboration, following, ownership
 from profiles.models import Claim, Profile
-from publications.models import Author, Institution, Topic, Venue
-from tests.factories import UserFactory
+from publications.models import Author, AuthorInstitution, Topic, Venue, WorkTopic
+from tests.factories import InstitutionFactory, UserFactory
 
 
 def main_pages() -> list[tuple[str, str, object]]:
@@ -54,7 +54,21 @@ def main_pages() -> list[tuple[str, str, object]]:
     )
     work = held.authorships.select_related("work").first().work
     unclaimed = Author.objects.exclude(pk__in=[held.pk, other.pk]).order_by("pk").first()
-    entities = [model.objects.order_by("pk").first() for model in (Institution, Venue, Topic)]
+    # The demo names venues but no institution or topic: give the held record one of
+    # each, as an OpenAlex import would, so their pages list a researcher and works.
+    institution = InstitutionFactory(
+        name="Université du Québec à Montréal", ror="002rjbv21", country_code="CA"
+    )
+    AuthorInstitution.objects.create(author=held, institution=institution)
+    field = Topic.objects.create(key="openalex:fields/17", name="Computer Science", kind="field")
+    topic = Topic.objects.create(
+        key="openalex:T10054", name="Parallel Computing", kind="topic", parent=field
+    )
+    for link in held.authorships.all()[:3]:
+        link.institutions.add(institution)
+        WorkTopic.objects.create(work_id=link.work_id, topic=topic, source="openalex")
+    venue = Venue.objects.order_by("pk").first()
+    assert venue is not None, "the demo data set lost its venues"
     return [
         ("home", "/", None),
         ("researcher", held.get_absolute_url(), None),
@@ -67,9 +81,9 @@ def main_pages() -> list[tuple[str, str, object]]:
         ("inbox", reverse("people:inbox"), member),
         ("claim", reverse("people:claim", args=[unclaimed.pk]), newcomer),
         ("status", reverse("status"), None),
-        *[
-            (entity._meta.model_name, entity.get_absolute_url(), None)
-            for entity in entities
-            if entity is not None
-        ],
+        ("explorer", reverse("graph:explorer", args=[held.pk]), None),
+        ("work-explorer", reverse("graph:work-explorer", args=[work.pk]), None),
+        ("institution", institution.get_absolute_url(), None),
+        ("venue", venue.get_absolute_url(), None),
+        ("topic", topic.get_absolute_url(), None),
     ]
