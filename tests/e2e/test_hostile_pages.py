@@ -2,12 +2,17 @@
 
 The records come from ``tests.hostile`` (script tags, handlers, script URLs in every
 URL field, entity tricks, controls, 100k strings, RTL and zero-width characters),
-imported through the same run machinery as a real offline import. Every page that
-shows them is opened; every link inside the page's main content is clicked; feeds
-and exports are fetched as a browser would fetch them.
+imported through the same run machinery as a real offline import, plus rows written
+past the import's checks whose names would close a <script> (JSON-LD). Every page
+that shows them (``tests.hostile_pages``: work, researcher, institution, venue,
+topic, both explorers, home, search) is opened; every link inside the page's main
+content is clicked; feeds and exports, whole lists too, are fetched as a browser
+would fetch them.
 """
 
 from __future__ import annotations
+
+import json
 
 import pytest
 from django.urls import reverse
@@ -15,6 +20,7 @@ from django.urls import reverse
 from publications.imports import import_run_create, import_run_execute
 from publications.models import ImportRun, Work
 from tests.hostile import hostile_arxiv_feed, write_hostile_snapshot
+from tests.hostile_pages import export_urls, feed_urls, raw_rows, record_pages
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -29,7 +35,15 @@ HOLD_WEB_LINKS = """() => document.addEventListener('click', event => {
 CLICK_ALL = """links => links.forEach(link => link.dispatchEvent(
     new MouseEvent('click', {bubbles: true, cancelable: true, view: window})))"""
 # Every hostile payload in tests.hostile calls alert() or msgbox(): a dialog is the sign
-# that something ran, so the test watches for one on every load and click.
+# that something ran, so the test watches for one on every load and click. The site's
+# Content-Security-Policy refuses inline script, so markup that got into a page would be
+# stopped there: a refusal is the other sign, and the walk watches for those too.
+LISTEN_REFUSALS = """
+window.__refused = [];
+document.addEventListener("securitypolicyviolation", event => {
+  window.__refused.push(event.violatedDirective + " " + (event.blockedURI || "inline"));
+});
+"""
 
 
 @pytest.fixture
@@ -45,22 +59,14 @@ def hostile(tmp_path):
     )
     run = import_run_execute(run_id=run.pk)
     assert run.status == ImportRun.Status.SUCCEEDED, run.error
+    raw_rows()
     works = list(Work.objects.filter(title__startswith="Hostile").order_by("pk"))
     assert works
     return works
 
 
-def _pages(works: list[Work]) -> list[str]:
-    pages = [reverse("home"), reverse("search") + "?q=Hostile", reverse("search") + "?q=script"]
-    for work in works:
-        pages.append(work.get_absolute_url())
-        for author in work.authors.all():
-            pages.append(author.get_absolute_url())
-            pages.append(reverse("graph:explorer", args=[author.pk]))
-    return list(dict.fromkeys(pages))
-
-
 def _watch(page, dialogs: list[str], errors: list[str]):
+    page.add_init_script(LISTEN_REFUSALS)
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     page.on("pageerror", lambda e: errors.append(str(e)))
 
@@ -91,12 +97,13 @@ def test_no_script_runs_on_any_page_or_click(hostile, live_server, page, screens
         lambda route: route.fulfill(status=200, body="elsewhere", content_type="text/plain"),
     )
     page.set_viewport_size({"width": 1280, "height": 900})
-    pages = _pages(hostile)
+    pages = record_pages(hostile)
     for path in pages:
         response = page.goto(origin + path)
         assert response.status < 500, f"{path}: {response.status}"
         assert response.status == 200, f"{path}: {response.status}"
         _check_links(page, path)
+        assert page.evaluate("window.__refused") == [], f"{path}: the policy refused script"
     assert not dialogs, dialogs
 
     # Click every link in the main content of every page. A web address cannot run script
@@ -128,9 +135,8 @@ def test_feeds_and_exports_carry_nothing_that_runs(hostile, live_server, page):
     errors: list[str] = []
     _watch(page, dialogs, errors)
     origin = live_server.url
-    authors = {a.pk for work in hostile for a in work.authors.all()}
-    for pk in authors:
-        url = origin + reverse("researchers:feed", args=[pk])
+    for path in feed_urls(hostile):
+        url = origin + path
         response = page.request.get(url)
         assert response.status == 200, url
         body = response.text()
@@ -138,12 +144,11 @@ def test_feeds_and_exports_carry_nothing_that_runs(hostile, live_server, page):
         assert "javascript:" not in body.lower()
         # Opened as a document too: a browser renders the feed without running anything.
         page.goto(url)
-    for work in hostile:
-        for name in ("works:export-bib", "works:export-ris"):
-            response = page.request.get(origin + reverse(name, args=[work.pk]))
-            assert response.status == 200
-            for address in _export_addresses(response.text()):
-                assert address.startswith(("http://", "https://")), (name, work.pk, address)
+    for path in export_urls(hostile):
+        response = page.request.get(origin + path)
+        assert response.status == 200, path
+        for address in _export_addresses(response.text()):
+            assert address.startswith(("http://", "https://")), (path, address)
     assert not dialogs, dialogs
 
 
@@ -157,4 +162,6 @@ def _export_addresses(text: str) -> list[str]:
         key, _, rest = line.strip().partition("=")
         if key.strip().lower() in ("url", "pdf", "howpublished") and rest:
             found.append(rest.strip().strip(',{}" ').removeprefix("\\url{"))
+    if text.lstrip().startswith("["):  # CSL-JSON: every "URL" of every item
+        found += [item["URL"] for item in json.loads(text) if item.get("URL")]
     return found

@@ -23,6 +23,7 @@ from tests.hostile import (
     hostile_arxiv_feed,
     write_hostile_snapshot,
 )
+from tests.hostile_pages import export_urls, feed_urls, raw_rows, record_pages
 
 pytestmark = pytest.mark.django_db
 
@@ -114,7 +115,7 @@ def test_stored_text_is_clean_and_bounded(imported):
         for value in (work.title, work.abstract, work.comments):
             assert not CONTROL.search(value), value[:80]
         assert len(work.title) <= TITLE_MAX and len(work.abstract) <= ABSTRACT_MAX
-        for url in (work.pdf_url, work.landing_url, work.code_url):
+        for url in (work.pdf_url, work.landing_url, work.code_url, work.oa_url):
             assert http_url(url)[0] == url
     long = Work.objects.get(openalex_id="W990004")
     assert len(long.title) == TITLE_MAX and long.title.endswith("…")
@@ -128,7 +129,8 @@ def test_each_dropped_link_is_noted_in_the_provenance(imported):
         for name in fields:
             assert notes[name] == {"source": "arxiv", "reason": "not an http(s) address"}
     work = Work.objects.get(openalex_id="W990001")
-    assert set(work.provenance["dropped"]) == {"pdf_url", "landing_url", "venue.homepage_url"}
+    dropped = {"pdf_url", "landing_url", "oa_url", "venue.homepage_url"}
+    assert set(work.provenance["dropped"]) == dropped
     assert work.venue.homepage_url == ""
 
 
@@ -146,18 +148,25 @@ class _Elements(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.found: list[tuple[str, list[tuple[str, str | None]]]] = []
         self.script_text: list[str] = []
+        self.json_ld: list[str] = []
         self._in_script = False
 
     def handle_starttag(self, tag, attrs):
         self.found.append((tag, attrs))
         self._in_script = tag == "script"
+        if self._in_script and dict(attrs).get("type") == "application/ld+json":
+            self.json_ld.append("")
 
     def handle_endtag(self, tag):
         self._in_script = False
 
     def handle_data(self, data):
         if self._in_script:
-            self.script_text.append(data)
+            kind = dict(self.found[-1][1]).get("type") if self.found else None
+            if kind == "application/ld+json":  # data: checked as JSON below
+                self.json_ld[-1] += data
+            else:
+                self.script_text.append(data)
 
 
 def assert_harmless_html(body: str, where: str) -> None:
@@ -174,11 +183,15 @@ def assert_harmless_html(body: str, where: str) -> None:
             assert not BAD_SCHEME.match(value), f"{where}: {tag} {name}={names[name]!r}"
     for text in parser.script_text:
         assert "alert(" not in text, f"{where}: data inside a script element"
+    # JSON-LD is read up to the first "</script": each body must be whole JSON holding no "<".
+    for body in parser.json_ld:
+        assert "<" not in body, f"{where}: '<' inside JSON-LD"
+        json.loads(body)
 
 
 # Where an export or the API gives an address: RIS link tags, BibTeX url fields, JSON *url keys.
 EXPORT_URLS = re.compile(r"^(?:UR|L[1-4])  - (.*?)\r?$|\burl\s*=\s*\{([^}]*)\}", re.M | re.I)
-JSON_URLS = re.compile(r'"\w*url"\s*:\s*"([^"]*)"')
+JSON_URLS = re.compile(r'"\w*url"\s*:\s*"([^"]*)"', re.I)  # CSL-JSON says "URL"
 
 
 def assert_harmless_text(body: str, where: str) -> None:
@@ -186,6 +199,10 @@ def assert_harmless_text(body: str, where: str) -> None:
     assert not CONTROL.search(body.replace("\r\n", "\n")), f"{where}: a control character"
     assert not re.search("[\u202a-\u202e\u2066-\u2069]", body), f"{where}: a bidi control"
     assert "<script" not in body.lower(), where
+    assert_web_addresses_only(body, where)
+
+
+def assert_web_addresses_only(body: str, where: str) -> None:
     addresses = [a or b for a, b in EXPORT_URLS.findall(body)] + JSON_URLS.findall(body)
     for address in addresses:
         if address and not address.startswith("/"):  # the API's own paths
@@ -210,29 +227,28 @@ def hostile_works():
 def test_every_page_shows_the_records_harmlessly(client, imported):
     works = list(hostile_works())
     assert len(works) == len(good_works()) + len(HOSTILE_ARXIV["good"])
-    pages = [reverse("home"), reverse("search") + "?q=Hostile"]
-    for work in works:
-        pages.append(work.get_absolute_url())
-        pages += [f"{reverse('researchers:short', args=[a.pk])}" for a in work.authors.all()]
-    for url in dict.fromkeys(pages):
+    pages = record_pages(works)
+    for prefix in ("/institutions/", "/venues/", "/topics/", "/researchers/"):
+        assert any(p.startswith(prefix) for p in pages), prefix  # the walk reaches them all
+    for url in pages:
         response = client.get(url, follow=True)
         assert response.status_code == 200, url
         assert_harmless_html(response.content.decode(), url)
 
 
 def test_every_feed_and_export_is_harmless(client, imported):
-    authors = {a.pk for work in hostile_works() for a in work.authors.all()}
-    for pk in authors:
-        url = reverse("researchers:feed", args=[pk])
+    works = list(hostile_works())
+    for url in feed_urls(works):
         response = client.get(url)
         assert response.status_code == 200, url
         assert_harmless_feed(response.content, url)
-    for work in hostile_works():
-        for name in ("works:export-bib", "works:export-ris"):
-            url = reverse(name, args=[work.pk])
-            response = client.get(url)
-            assert response.status_code == 200, url
-            assert_harmless_text(response.content.decode(), url)
+    for url in export_urls(works):
+        response = client.get(url)
+        assert response.status_code == 200, url
+        body = response.getvalue().decode()  # whole lists are streamed
+        assert_harmless_text(body, url)
+        if url.split("?")[0].endswith(".json"):
+            assert json.loads(body), url  # CSL-JSON: a whole list, not cut by a bad record
 
 
 def test_the_api_serves_no_hostile_link_or_character(client, imported):
@@ -257,6 +273,23 @@ def test_rows_stored_before_the_check_are_not_served_or_linked(client):
     assert data["pdf_url"] == "" and data["landing_url"] == ""
     page = client.get(work.get_absolute_url()).content.decode()
     assert_harmless_html(page, "work page")
+
+
+def test_rows_holding_markup_that_closes_a_script_show_it_as_text_everywhere(client):
+    work = raw_rows()
+    pages = record_pages([work])
+    assert len(pages) >= 8  # work, researcher, institution, venue, topic, explorers...
+    for url in pages:
+        response = client.get(url, follow=True)
+        assert response.status_code == 200, url
+        assert_harmless_html(response.content.decode(), url)
+    for url in export_urls([work]) + feed_urls([work]):
+        response = client.get(url)
+        assert response.status_code == 200, url
+        if url.endswith(".atom"):
+            assert_harmless_feed(response.content, url)
+        else:  # a download is text for a reference manager: its addresses are what could run
+            assert_web_addresses_only(response.getvalue().decode(), url)
 
 
 def test_a_bell_in_a_name_no_longer_breaks_the_feed_of_coauthors(client, tmp_path):
