@@ -133,12 +133,17 @@ def test_claims_are_rate_limited_with_the_error_shape(author):
     assert codes[:10] == [400] * 10
     response = client.post(CLAIMS, data, format="json")
     assert response.status_code == 429
-    assert response.json()["error"] == {
+    error = response.json()["error"]
+    wait = error["details"]["retry_after"]
+    assert error == {
         "status": 429,
         "code": "throttled",
         "message": "Too many requests: please wait a little and try again.",
-        "details": {"retry_after": 60},
+        "details": {"retry_after": wait},
     }
+    # The time left in the limit's window (claims are limited per hour), as the header says.
+    assert 0 < wait <= 3600
+    assert response["Retry-After"] == str(wait)
 
 
 def test_the_schema_documents_claims_and_validates(tmp_path):

@@ -317,7 +317,8 @@ def test_anonymous_visitors_are_asked_to_log_in_and_come_back(
 ):
     html = panel(author, None, django_assert_max_num_queries)
     assert "Log in to claim" in html
-    assert f'href="/accounts/login/?next=/researchers/{author.pk}-grace-hopper/"' in html
+    # Signing in leads back to the claim form, not to the researcher page.
+    assert f'href="/accounts/login/?next=/researchers/{author.pk}/claim/"' in html
 
 
 def test_signed_in_users_see_claim_this_record(author, stranger, django_assert_max_num_queries):

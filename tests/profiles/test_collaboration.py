@@ -223,7 +223,7 @@ def test_messages_are_rate_limited_with_a_429_page(conversation, sender, monkeyp
         assert client.post(url, {"body": f"Note {n}"}).status_code == 302
     response = client.post(url, {"body": "One too many"})
     assert response.status_code == 429
-    assert response["Retry-After"] == "60"
+    assert 0 < int(response["Retry-After"]) <= 3600  # what is left of the limit's hour
     assert not Message.objects.filter(body="One too many").exists()
     assert client.get(url).status_code == 200  # reading is not limited
 

@@ -169,7 +169,7 @@ def test_follow_is_rate_limited_with_a_429_page(author, stranger, monkeypatch):
         assert client.post(url).status_code == 302
     response = client.post(unfollow_url(author))
     assert response.status_code == 429
-    assert response["Retry-After"] == "60"
+    assert 0 < int(response["Retry-After"]) <= 60  # what is left of the limit's minute
     assert "Too many requests" in response.content.decode()
     assert Follow.objects.filter(user=stranger).count() == 1  # the refused unfollow did nothing
 

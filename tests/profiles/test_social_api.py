@@ -34,7 +34,15 @@ def test_the_signed_in_user_lists_only_their_own_follows(author, follower, stran
     assert row["author_name"] == "Emmy Noether"
     assert row["author_url"].endswith(other.get_absolute_url())
     assert row["followers_count"] == 1
-    assert set(row) == {"author", "author_name", "author_url", "followers_count", "followed_at"}
+    assert set(row) == {
+        "author",
+        "author_name",
+        "author_url",
+        "followers_count",
+        "followed_at",
+        "citation_alerts_since",
+    }
+    assert row["citation_alerts_since"] is None  # alerts on new citations are asked for apart
 
 
 def test_follow_answers_201_then_200_and_unfollow_204_both_times(author, stranger):
@@ -115,14 +123,16 @@ def test_follow_calls_past_the_rate_limit_answer_429_in_the_error_shape(
     assert client.delete(f"{FOLLOWS}{author.pk}/").status_code == 204
     response = client.post(FOLLOWS, {"author": author.pk}, format="json")
     assert response.status_code == 429
+    wait = response.json()["error"]["details"]["retry_after"]
     assert response.json() == {
         "error": {
             "status": 429,
             "code": "throttled",
             "message": "Too many requests: please wait a little and try again.",
-            "details": {"retry_after": 60},
+            "details": {"retry_after": wait},
         }
     }
+    assert 0 < wait <= 60 and response["Retry-After"] == str(wait)  # what is left of the minute
     assert not Follow.objects.exists()
     assert client.get(FOLLOWS).status_code == 200  # reading is not limited
 
