@@ -13,7 +13,8 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from tests.factories import AuthorshipFactory, InstitutionFactory, UserFactory
+from publications.models import Topic, WorkTopic
+from tests.factories import AuthorshipFactory, InstitutionFactory, UserFactory, VenueFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -91,7 +92,10 @@ def record():
         author__display_name="Ada Example",
         author__last_known_institution=lab,
         work__title="On examples",
+        work__venue=VenueFactory(name="Journal of Examples"),
     )
+    topic = Topic.objects.create(key="openalex:T1", name="Examples", kind=Topic.Kind.TOPIC)
+    WorkTopic.objects.create(work=authorship.work, topic=topic, source="openalex")
     return authorship.author, authorship.work
 
 
@@ -115,6 +119,11 @@ def main_pages(author, work) -> list[tuple[str, Client, str]]:
         ("work", anonymous, work.get_absolute_url()),
         ("search", anonymous, f"{reverse('search')}?q=example"),
         ("graph", anonymous, reverse("graph:explorer", args=[author.pk])),
+        ("paper graph", anonymous, reverse("graph:work-explorer", args=[work.pk])),
+        ("institution", anonymous, author.last_known_institution.get_absolute_url()),
+        ("venue", anonymous, work.venue.get_absolute_url()),
+        ("topic", anonymous, work.topics.get().get_absolute_url()),
+        ("status", anonymous, reverse("status")),
         ("trust", anonymous, reverse("trust:explain")),
         ("sign-in", anonymous, reverse("account_login")),
         ("sign-up", anonymous, reverse("account_signup")),

@@ -3,6 +3,7 @@
 import pytest
 from django.core.cache import cache
 from django.core.management import call_command
+from django.urls import reverse
 from playwright.sync_api import expect
 
 from publications.models import Author
@@ -48,9 +49,34 @@ def demo_researcher(live_server):
 def test_record_pages_and_their_htmx_parts_run_without_violations(
     live_server, watched, demo_researcher
 ):
-    for path in ("/", demo_researcher.get_absolute_url(), "/search/?q=phanishayee", "/trust/"):
+    work = demo_researcher.works.exclude(venue=None).order_by("pk").first()
+    topic = work.topics.order_by("pk").first()
+    institution = demo_researcher.last_known_institution
+    paths = [
+        "/",
+        demo_researcher.get_absolute_url(),
+        "/search/?q=phanishayee",
+        "/trust/",
+        work.get_absolute_url(),  # JSON-LD is data, not script the policy refuses
+        reverse("graph:explorer", args=[demo_researcher.pk]),
+        reverse("graph:work-explorer", args=[work.pk]),
+        work.venue.get_absolute_url(),
+        *([topic.get_absolute_url()] if topic else []),
+        *([institution.get_absolute_url()] if institution else []),
+        reverse("status"),
+    ]
+    for path in paths:
         watched.goto(live_server.url + path)
         watched.wait_for_load_state("networkidle")
+        assert watched.violations() == [], path
+    # The explorers zoom with their own script: a refused script would leave the picture still.
+    for path in paths[5:7]:
+        watched.goto(live_server.url + path)
+        svg = watched.locator("#graph-viewport svg.graph-svg")
+        before = svg.get_attribute("viewBox")
+        toolbar = watched.get_by_role("toolbar", name="Zoom and move the picture")
+        toolbar.get_by_role("button", name="Zoom in").click()
+        expect(svg).not_to_have_attribute("viewBox", before)
         assert watched.violations() == [], path
     watched.goto(live_server.url + demo_researcher.get_absolute_url())
     slice_ = watched.locator(".graph-section .graph-slice")
