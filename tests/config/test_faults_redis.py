@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 
+import kombu.pools
 import pytest
 import redis
 from allauth.account.models import EmailAddress
@@ -43,6 +44,7 @@ def _close_broker_connections() -> None:
         celery_app._pool.force_close_all()
         celery_app._pool = None
     celery_app.amqp._producer_pool = None
+    kombu.pools.reset()  # kombu's shared pools too, or a later send finds them closed
 
 
 @pytest.fixture

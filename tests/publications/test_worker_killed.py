@@ -24,6 +24,7 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
+import kombu.pools
 import pytest
 import redis
 from django.core.management import call_command
@@ -92,6 +93,9 @@ def _follow_ups_dropped(url: str):
             celery_app._pool.force_close_all()
             celery_app._pool = None
         celery_app.amqp._producer_pool = None
+        kombu.pools.reset()  # kombu's shared pools too, or a later send finds them closed
+
+    kombu.pools.reset()  # kombu's shared pools too, or a later send finds them closed
 
     close()
     conf.broker_url, conf.task_always_eager = url, False
