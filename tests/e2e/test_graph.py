@@ -48,8 +48,9 @@ def test_the_slice_loads_and_the_explorer_filters_and_links(
     expect(page.get_by_role("heading", level=1)).to_have_text("Amar Phanishayee")
     before = page.locator("svg.graph-svg a.node").count()
     screenshot("graph-explorer-desktop")
-    for kind in ("Papers", "Topics", "Institutions"):
-        page.get_by_label(kind).uncheck()
+    # By value: the label "Papers" is also part of "Citations between papers".
+    for kind in ("paper", "topic", "institution"):
+        page.locator(f'input[name="kinds"][value="{kind}"]').uncheck()
     page.get_by_label("People").check()
     page.get_by_role("button", name="Apply").click()
     page.wait_for_url("**kinds=person**")

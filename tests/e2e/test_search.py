@@ -2,6 +2,7 @@
 
 import pytest
 from django.core.management import call_command
+from playwright.sync_api import expect
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -32,7 +33,7 @@ def test_searching_a_name_and_filtering_works(demo, live_server, page, screensho
     page.wait_for_url("**year_from=2100**")
     assert "No work matches" in page.get_by_role("region", name="Works").inner_text()
     page.get_by_role("link", name="Clear filters").click()
-    assert page.get_by_role("region", name="Works").locator(".work-item").count() == total
+    expect(page.get_by_role("region", name="Works").locator(".work-item")).to_have_count(total)
     screenshot("search-works-desktop")
 
     page.set_viewport_size({"width": 390, "height": 844})
