@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from contextlib import contextmanager
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import DatabaseError, connections, transaction
+from django.db import DatabaseError, OperationalError, connections, transaction
 from django.db.models import Q
 from django.utils import timezone
 
@@ -43,6 +44,20 @@ def import_run_queue(*, run: ImportRun, background: bool = False) -> None:
         transaction.on_commit(lambda: import_run_send(run_id=run.pk))
 
 
+LOCKED_RETRIES = 6  # 0.1 s doubling: about 6 s in all
+
+
+def _fail_if_never_started(run_id: int, exc: Exception) -> None:
+    """A run its thread could not even start is marked failed, never left "queued"."""
+    with_error = f"Could not start: {exc}"[:2000]
+    try:
+        ImportRun.objects.filter(pk=run_id, status__in=[Status.QUEUED, Status.WAITING]).update(
+            status=Status.FAILED, error=with_error, finished_at=timezone.now()
+        )
+    except DatabaseError:
+        logger.exception("Import run %s could not be marked failed", run_id)
+
+
 def import_run_start_here(*, run_id: int) -> threading.Thread:
     """Carry a run out in a thread of this process, for the embedded run without a broker.
 
@@ -55,10 +70,22 @@ def import_run_start_here(*, run_id: int) -> threading.Thread:
 
     def work() -> None:
         try:
-            with heartbeat(run_id):
-                imports.import_run_execute(run_id=run_id)
-        except Exception:  # recorded on the run by import_run_execute
+            for attempt in range(LOCKED_RETRIES + 1):
+                try:
+                    with heartbeat(run_id):
+                        imports.import_run_execute(run_id=run_id)
+                    return
+                except OperationalError as exc:
+                    # SQLite refuses a second writer at once ("database is locked") while the
+                    # request that asked for the run is still writing: wait for it rather than
+                    # leave the run queued. A run already under way resumes from its cursor.
+                    if "locked" not in str(exc) or attempt == LOCKED_RETRIES:
+                        raise
+                    connections.close_all()
+                    time.sleep(0.1 * 2**attempt)
+        except Exception as exc:
             logger.exception("Import run %s stopped with an error", run_id)
+            _fail_if_never_started(run_id, exc)
         finally:
             connections.close_all()  # this thread's own connections
 
