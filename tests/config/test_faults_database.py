@@ -55,11 +55,13 @@ def test_a_worker_that_cannot_reach_the_database_stops_gunicorn(database_down, t
     # start the worker again and again.
     bare = tmp_path / "bare.conf.py"
     bare.write_text("")
-    result = _gunicorn(database_down, "--config", str(bare))
+    # One worker: when several fail to boot at the same instant, gunicorn's own arbiter can
+    # trip over their exits while halting, which is gunicorn's race, not what is tested here.
+    result = _gunicorn(database_down, "--config", str(bare), "--workers", "1")
     assert result.returncode == 3, result.stderr
     assert "Worker failed to boot" in result.stderr
     errors = _errors(result.stderr)
-    assert 1 <= len(errors) <= 3  # at most one line from each worker started at once
+    assert len(errors) == 1, result.stderr
     assert all(e.startswith("error: DATABASE_URL: cannot connect") for e in errors)
 
 
