@@ -287,3 +287,15 @@ def http_url(value: object) -> tuple[str, str]:
     if parts.scheme.lower() not in ("http", "https") or not host:
         return "", NOT_WEB
     return text, ""
+
+
+def kept_url(dropped: dict[str, str], name: str, value: object) -> str:
+    """An http(s) address, or "" with the reason noted in ``dropped`` under ``name``.
+
+    The mappers keep ``dropped`` in the record's provenance, so a page can say which
+    link was not kept and why.
+    """
+    url, reason = http_url(value)
+    if reason:
+        dropped[name] = reason
+    return url

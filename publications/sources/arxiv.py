@@ -35,7 +35,7 @@ from publications.text import (
     clean,
     clean_abstract,
     clean_line,
-    http_url,
+    kept_url,
 )
 
 ATOM = "http://www.w3.org/2005/Atom"
@@ -296,22 +296,14 @@ def map_entry(payload: dict) -> WorkRecord:
         arxiv_primary_category=primary,
         comments=comments,
         code_url=extract_code_url(comments) or extract_code_url(abstract),
-        pdf_url=_kept(dropped, "pdf_url", _pdf_url(links)),
-        landing_url=_kept(dropped, "landing_url", _landing_url(links, arxiv_id))
+        pdf_url=kept_url(dropped, "pdf_url", _pdf_url(links)),
+        landing_url=kept_url(dropped, "landing_url", _landing_url(links, arxiv_id))
         or f"https://arxiv.org/abs/{arxiv_id}",
         is_open_access=True,  # every arXiv paper can be read without paying
         authors=_authors(payload.get("authors") or []),
         topics=_topics(primary, categories),
         dropped=dropped,
     )
-
-
-def _kept(dropped: dict[str, str], name: str, value: str) -> str:
-    """``value`` if it is an http(s) address, else "" with the reason noted under ``name``."""
-    url, reason = http_url(value)
-    if reason:
-        dropped[name] = reason
-    return url
 
 
 def check_entry_shape(payload: dict, arxiv_id: str) -> None:

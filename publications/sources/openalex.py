@@ -57,6 +57,7 @@ from publications.text import (
     clean_abstract,
     clean_line,
     http_url,
+    kept_url,
 )
 
 SOURCE = "openalex"
@@ -264,19 +265,19 @@ def _work_record(payload: dict, work_id: str, title: str) -> WorkRecord:
         openalex_id=work_id,
         pmid=_pmid(ids.get("pmid")),
         venue=venue,
-        pdf_url=_url(
+        pdf_url=kept_url(
             dropped,
             "pdf_url",
             location.get("pdf_url") or _dict(payload.get("best_oa_location")).get("pdf_url"),
         ),
-        landing_url=_url(
+        landing_url=kept_url(
             dropped, "landing_url", location.get("landing_page_url") or location.get("url")
         ),
         license=_text(location.get("license")),
         code_url=_code_url(payload, abstract),
         is_open_access=_open_access(payload),
         oa_status=_oa_status(payload),
-        oa_url=_url(dropped, "oa_url", _oa_url(payload)),
+        oa_url=kept_url(dropped, "oa_url", _oa_url(payload)),
         **_biblio(payload.get("biblio")),
         is_retracted=payload.get("is_retracted") is True,
         cited_by_count=_int(payload.get("cited_by_count")),
@@ -312,14 +313,6 @@ def referenced_works(value: object, work_id: str, dropped: dict[str, str]) -> li
     if len(value) > REFERENCES_MAX:
         dropped["referenced_works"] = f"only the first {REFERENCES_MAX} references were kept"
     return [ident for ident in _unique(ids) if ident != work_id]
-
-
-def _url(dropped: dict[str, str], name: str, value: object) -> str:
-    """An http(s) address, or "" with the reason noted in ``dropped`` under ``name``."""
-    url, reason = http_url(value)
-    if reason:
-        dropped[name] = reason
-    return url
 
 
 def _code_url(payload: dict, abstract: str) -> str:

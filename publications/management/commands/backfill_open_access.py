@@ -14,6 +14,7 @@ from django.db import transaction
 
 from publications.models import Source, SourceRecord, Work
 from publications.sources import openalex
+from publications.text import kept_url
 
 BATCH = 1000
 FIELDS = ("oa_status", "oa_url", "volume", "issue", "first_page", "last_page")
@@ -24,7 +25,7 @@ def stored_values(payload: object) -> dict[str, str]:
     payload = payload if isinstance(payload, dict) else {}
     values = dict(openalex._biblio(payload.get("biblio")))
     values["oa_status"] = openalex._oa_status(payload)
-    values["oa_url"] = openalex._url({}, "oa_url", openalex._oa_url(payload))
+    values["oa_url"] = kept_url({}, "oa_url", openalex._oa_url(payload))
     return values
 
 
