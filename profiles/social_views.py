@@ -27,6 +27,7 @@ from profiles import following
 from profiles.collaboration import CollaborationError
 from profiles.following import FollowError
 from profiles.models import Block, Invitation, Notification
+from profiles.panels import follow_fragment, panel_context
 from profiles.social_forms import (
     AcceptForm,
     DigestForm,
@@ -66,12 +67,6 @@ def _partial(request: HttpRequest, template: str, context: dict, status: int = 2
 
 
 # Following -------------------------------------------------------------------------------
-
-
-def follow_fragment(request: HttpRequest, author: Author, *, next_url: str, error: str = ""):
-    state = following.follow_state(author=author, user=request.user)
-    return {"author": author, "state": state, "next": next_url, "error": error,
-            "user": request.user, "request": request}  # fmt: skip
 
 
 def _follow_answer(request: HttpRequest, author: Author, error: str = "") -> HttpResponse:
@@ -149,13 +144,6 @@ def digest_preferences(request: HttpRequest) -> HttpResponse:
 
 
 # Invitations -----------------------------------------------------------------------------
-
-
-def panel_context(request: HttpRequest, author: Author, **extra) -> dict:
-    state = collab.collaboration_panel_state(author=author, user=request.user)
-    if state.state == "can_invite" and extra.get("form") is None:
-        extra["form"] = InvitationForm()
-    return {"author": author, "panel": state, "user": request.user, "request": request, **extra}
 
 
 def _invite_form_page(request, author, form, error="", status=200) -> HttpResponse:

@@ -6,7 +6,7 @@ register = template.Library()
 @register.inclusion_tag("profiles/_follow.html", takes_context=True)
 def follow_button(context, author):
     """Follow / unfollow with the follower count (one query)."""
-    from profiles.social_views import follow_fragment
+    from profiles.panels import follow_fragment
 
     request = context.get("request")
     return follow_fragment(request, author, next_url=request.get_full_path())
@@ -26,7 +26,7 @@ def claim_panel(context, author):
 @register.inclusion_tag("profiles/_collaboration_panel.html", takes_context=True)
 def collaboration_panel(context, author):
     """Direct invitations to a claimed researcher who is open to collaborate (at most one query)."""
-    from profiles.social_views import panel_context
+    from profiles.panels import panel_context
 
     return panel_context(context.get("request"), author)
 

@@ -1,0 +1,27 @@
+"""What the follow box and the collaboration panel show: one context each.
+
+The researcher page's template tags and the views that answer a press of those
+panels' buttons (htmx or plain forms) build them the same way from here.
+"""
+
+from __future__ import annotations
+
+from django.http import HttpRequest
+
+from profiles import collaboration as collab
+from profiles import following
+from profiles.social_forms import InvitationForm
+from publications.models import Author
+
+
+def follow_fragment(request: HttpRequest, author: Author, *, next_url: str, error: str = ""):
+    state = following.follow_state(author=author, user=request.user)
+    return {"author": author, "state": state, "next": next_url, "error": error,
+            "user": request.user, "request": request}  # fmt: skip
+
+
+def panel_context(request: HttpRequest, author: Author, **extra) -> dict:
+    state = collab.collaboration_panel_state(author=author, user=request.user)
+    if state.state == "can_invite" and extra.get("form") is None:
+        extra["form"] = InvitationForm()
+    return {"author": author, "panel": state, "user": request.user, "request": request, **extra}
