@@ -14,7 +14,7 @@ from statistics import median
 import pytest
 from django.core.management import call_command
 
-from publications.corpus import (
+from bench.corpus import (
     REQUIRED_KEYS,
     CorpusGenerator,
     generate_works,

@@ -17,7 +17,7 @@ from django.db import DatabaseError, connection
 from django.utils import timezone
 
 from publications import imports
-from publications.corpus import generate_works, write_corpus
+from bench.corpus import generate_works, write_corpus
 from publications.imports import import_run_create, import_run_execute
 from publications.models import (
     Authorship,

@@ -31,7 +31,7 @@ from django.core.management import call_command
 from django.db import connection
 
 from config.celery import app as celery_app
-from publications.corpus import write_corpus
+from bench.corpus import write_corpus
 from publications.models import Authorship, ImportRun, SourceRecord, Work
 from tests.own_redis import own_redis  # noqa: F401 - a fixture
 from tests.publications.test_import_parts import run_files, written
