@@ -30,6 +30,7 @@ pools are kept in memory, never the works, so a million-work corpus streams to d
 
 from __future__ import annotations
 
+import argparse
 import gzip
 import io
 import json
@@ -496,129 +497,131 @@ class CorpusGenerator:
         if self._used_generator:
             raise RuntimeError("works() was already called; make a new CorpusGenerator")
         self._used_generator = True
-        rng = self.rng
-        stats = self.stats
-        used = stats._used
         for number in range(self.n_works):
-            work_id = f"{OPENALEX}W{WORK_ID_BASE + number + 1}"
-            team, community_index = self._team(rng)
-            community = self.communities[community_index]
-            _, topic_sampler, topic_ids, venue_ids, words = community
+            yield self._work(WORK_ID_BASE + number + 1)
+        self.stats.authors_used = sum(self.stats._used)
 
-            # Topics: 1-3 from the lead's community, Zipf-ranked.
-            picked: list[int] = []
-            for _ in range(rng.randint(1, 3)):
-                topic = topic_ids[topic_sampler.draw(rng)]
-                if topic not in picked:
-                    picked.append(topic)
-            topics = []
-            score = 0.9 + rng.random() * 0.0999
-            for topic in picked:
-                topic_id, topic_name, sub = self.topics[topic]
-                subfield, field_, domain = self.subfields[sub]
-                topics.append(
-                    {
-                        "id": topic_id,
-                        "display_name": topic_name,
-                        "score": round(score, 4),
-                        "subfield": subfield,
-                        "field": field_,
-                        "domain": domain,
-                    }
-                )
-                score *= 0.6 + rng.random() * 0.35
+    def _work(self, number: int) -> dict:
+        rng = self.rng
+        work_id = f"{OPENALEX}W{number}"
+        team, community_index = self._team(rng)
+        _, topic_sampler, topic_ids, venue_ids, words = self.communities[community_index]
+        topics = self._topics(rng, topic_sampler, topic_ids)
+        title, abstract = self._texts(rng, words, topics[0]["display_name"].split())
+        published, created, updated = self._dates(rng)
+        cited, counts = self._citations(rng, published.year)
+        work_type, doi, location = self._location(rng, number, published, venue_ids)
+        ids = {"openalex": work_id}
+        if doi:
+            ids["doi"] = doi
+        self.stats.works += 1
+        return {
+            "id": work_id,
+            "doi": doi,
+            "title": title,
+            "display_name": title,
+            "publication_year": published.year,
+            "publication_date": published.isoformat(),
+            "ids": ids,
+            "language": "en",
+            "primary_location": location,
+            "type": work_type,
+            "authorships": self._authorships(rng, team),
+            "cited_by_count": cited,
+            "is_retracted": False,
+            "primary_topic": topics[0],
+            "topics": topics,
+            "abstract_inverted_index": inverted_index(abstract),
+            "counts_by_year": counts,
+            "updated_date": updated,
+            "created_date": created.isoformat(),
+        }
 
-            # Title and a short abstract from community words and the main topic.
-            main_topic = self.topics[picked[0]][1].split()
-            keyword = rng.choice(words)
-            title = (
-                f"{rng.choice(_ADJECTIVES)} {keyword} {rng.choice(_NOUNS)} for "
-                f"{main_topic[0].lower()} {main_topic[1]}"
+    def _topics(self, rng: Random, topic_sampler: _Sampler, topic_ids: list[int]) -> list[dict]:
+        """1-3 topics from the lead author's community, Zipf-ranked, with falling scores."""
+        picked: list[int] = []
+        for _ in range(rng.randint(1, 3)):
+            topic = topic_ids[topic_sampler.draw(rng)]
+            if topic not in picked:
+                picked.append(topic)
+        topics = []
+        score = 0.9 + rng.random() * 0.0999
+        for topic in picked:
+            topic_id, topic_name, sub = self.topics[topic]
+            subfield, field_, domain = self.subfields[sub]
+            topics.append(
+                {
+                    "id": topic_id,
+                    "display_name": topic_name,
+                    "score": round(score, 4),
+                    "subfield": subfield,
+                    "field": field_,
+                    "domain": domain,
+                }
             )
-            abstract = (
-                f"We {rng.choice(_VERBS)} {keyword} {rng.choice(_NOUNS)} in "
-                f"{main_topic[0].lower()} {rng.choice(_NOUNS)} using {rng.choice(words)} "
-                f"{rng.choice(_NOUNS)}. The {rng.choice(_ADJECTIVES).lower()} approach "
-                f"{rng.choice(_FINDINGS)} {rng.choice(words)} {rng.choice(_NOUNS)} across "
-                f"{rng.randint(2, 40)} {rng.choice(_NOUNS)}."
-            ).split()
+            score *= 0.6 + rng.random() * 0.35
+        return topics
 
-            published, created, updated = self._dates(rng)
-            cited, counts = self._citations(rng, published.year)
+    def _texts(self, rng: Random, words: list[str], main_topic: list[str]) -> tuple[str, list]:
+        """A title and the words of a short abstract from community words and the main topic."""
+        keyword = rng.choice(words)
+        title = (
+            f"{rng.choice(_ADJECTIVES)} {keyword} {rng.choice(_NOUNS)} for "
+            f"{main_topic[0].lower()} {main_topic[1]}"
+        )
+        abstract = (
+            f"We {rng.choice(_VERBS)} {keyword} {rng.choice(_NOUNS)} in "
+            f"{main_topic[0].lower()} {rng.choice(_NOUNS)} using {rng.choice(words)} "
+            f"{rng.choice(_NOUNS)}. The {rng.choice(_ADJECTIVES).lower()} approach "
+            f"{rng.choice(_FINDINGS)} {rng.choice(words)} {rng.choice(_NOUNS)} across "
+            f"{rng.randint(2, 40)} {rng.choice(_NOUNS)}."
+        ).split()
+        return title, abstract
 
-            arxiv_id = None
-            if published.year >= ARXIV_FIRST_YEAR and rng.random() < self._arxiv_rate:
-                arxiv_id = self._arxiv_id(published)
-            if arxiv_id:
-                work_type = "preprint"
-                doi = f"https://doi.org/10.48550/arxiv.{arxiv_id}"
-                location = {
-                    "is_oa": True,
-                    "landing_page_url": f"https://arxiv.org/abs/{arxiv_id}",
-                    "pdf_url": f"https://arxiv.org/pdf/{arxiv_id}",
-                    "source": ARXIV_SOURCE,
-                    "version": "submittedVersion",
-                }
-                stats.arxiv_preprints += 1
-            else:
-                work_type = _WORK_TYPES[self.type_sampler.draw(rng)][0]
-                venue_index = (
-                    rng.choice(venue_ids) if rng.random() < 0.8 else self.venue_sampler.draw(rng)
-                )
-                doi = (
-                    f"https://doi.org/10.5555/corpus.w{WORK_ID_BASE + number + 1}"
-                    if rng.random() < 0.9
-                    else None
-                )
-                is_oa = rng.random() < 0.4
-                location = {
-                    "is_oa": is_oa,
-                    "landing_page_url": doi,
-                    "pdf_url": None,
-                    "source": self.venues[venue_index],
-                    "version": "publishedVersion",
-                }
-
-            size = len(team)
-            corresponding = team[-1] if size > 1 and rng.random() < 0.5 else team[0]
-            authorships = []
-            for index, author in enumerate(team):
-                if index == 0:
-                    position = "first"
-                elif index == size - 1:
-                    position = "last"
-                else:
-                    position = "middle"
-                authorships.append(self._authorship(rng, author, position, author == corresponding))
-                used[author] = 1
-            stats.authorships += size
-            stats.works += 1
-
-            ids = {"openalex": work_id}
-            if doi:
-                ids["doi"] = doi
-            yield {
-                "id": work_id,
-                "doi": doi,
-                "title": title,
-                "display_name": title,
-                "publication_year": published.year,
-                "publication_date": published.isoformat(),
-                "ids": ids,
-                "language": "en",
-                "primary_location": location,
-                "type": work_type,
-                "authorships": authorships,
-                "cited_by_count": cited,
-                "is_retracted": False,
-                "primary_topic": topics[0],
-                "topics": topics,
-                "abstract_inverted_index": inverted_index(abstract),
-                "counts_by_year": counts,
-                "updated_date": updated,
-                "created_date": created.isoformat(),
+    def _location(
+        self, rng: Random, number: int, published: date, venue_ids: list[int]
+    ) -> tuple[str, str | None, dict]:
+        """Type, DOI and primary location: an arXiv preprint or a work in a venue."""
+        arxiv_id = None
+        if published.year >= ARXIV_FIRST_YEAR and rng.random() < self._arxiv_rate:
+            arxiv_id = self._arxiv_id(published)
+        if arxiv_id:
+            self.stats.arxiv_preprints += 1
+            location = {
+                "is_oa": True,
+                "landing_page_url": f"https://arxiv.org/abs/{arxiv_id}",
+                "pdf_url": f"https://arxiv.org/pdf/{arxiv_id}",
+                "source": ARXIV_SOURCE,
+                "version": "submittedVersion",
             }
-        stats.authors_used = sum(used)
+            return "preprint", f"https://doi.org/10.48550/arxiv.{arxiv_id}", location
+        work_type = _WORK_TYPES[self.type_sampler.draw(rng)][0]
+        venue_index = rng.choice(venue_ids) if rng.random() < 0.8 else self.venue_sampler.draw(rng)
+        doi = f"https://doi.org/10.5555/corpus.w{number}" if rng.random() < 0.9 else None
+        location = {
+            "is_oa": rng.random() < 0.4,
+            "landing_page_url": doi,
+            "pdf_url": None,
+            "source": self.venues[venue_index],
+            "version": "publishedVersion",
+        }
+        return work_type, doi, location
+
+    def _authorships(self, rng: Random, team: list[int]) -> list[dict]:
+        size = len(team)
+        corresponding = team[-1] if size > 1 and rng.random() < 0.5 else team[0]
+        authorships = []
+        for index, author in enumerate(team):
+            if index == 0:
+                position = "first"
+            elif index == size - 1:
+                position = "last"
+            else:
+                position = "middle"
+            authorships.append(self._authorship(rng, author, position, author == corresponding))
+            self.stats._used[author] = 1
+        self.stats.authorships += size
+        return authorships
 
 
 def generate_works(n_works: int, n_authors: int | None = None, seed: int = 0) -> Iterator[dict]:
@@ -671,3 +674,36 @@ def write_corpus(
     stats.path = str(path)
     stats.bytes_written = path.stat().st_size
     return stats
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.corpus",
+        description=(
+            "Write a deterministic synthetic corpus of fake works in OpenAlex snapshot format "
+            "(one Work per line). Ids are in reserved ranges (W8…, A8…); names are made up."
+        ),
+    )
+    parser.add_argument("--works", type=int, required=True, help="number of works (N)")
+    parser.add_argument("--authors", type=int, default=None, help="author pool (default N/4)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument(
+        "--out", type=Path, default=None, help="output file (default var/corpus/works-N.jsonl)"
+    )
+    parser.add_argument("--gzip", action="store_true", help="gzip the output")
+    args = parser.parse_args(argv)
+    if args.works < 1:
+        parser.error("--works must be at least 1")
+    if args.authors is not None and args.authors < 1:
+        parser.error("--authors must be at least 1")
+    compress = args.gzip or (args.out is not None and args.out.suffix == ".gz")
+    base = Path(__file__).resolve().parents[1]
+    path = args.out or default_path(base, args.works, compress)
+    stats = write_corpus(
+        path, args.works, n_authors=args.authors, seed=args.seed, compress=compress
+    )
+    print(stats.summary())
+
+
+if __name__ == "__main__":
+    main()

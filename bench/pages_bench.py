@@ -2,7 +2,7 @@
 
 Builds the corpus once and reuses it on later runs:
 
-1. ``generate_corpus`` writes a synthetic OpenAlex snapshot (var/corpus/pages-N.jsonl);
+1. ``bench/corpus.py`` writes a synthetic OpenAlex snapshot (var/corpus/pages-N.jsonl);
 2. ``import_file`` imports it into its own database (default ``sp_bench_pages``),
    with follow-up tasks sent to a Redis database of their own and dropped there;
 3. the compute steps that follow an import run for the whole corpus, each when its
@@ -87,7 +87,7 @@ print(len(ids))
 def build(args, env) -> None:
     corpus = ROOT / "var" / "corpus" / f"pages-{args.works}.jsonl"
     if not corpus.exists():
-        step(f"generate {args.works:,} works", PYTHON, "manage.py", "generate_corpus",
+        step(f"generate {args.works:,} works", PYTHON, "-m", "bench.corpus",
              "--works", str(args.works), "--out", str(corpus), env=env)  # fmt: skip
     if args.rebuild and database_exists(args):
         sh("psql", f"{args.server}/postgres", "-qc", f"DROP DATABASE {args.database}")

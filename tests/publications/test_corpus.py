@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gzip
 import inspect
-import io
 import itertools
 import json
 import re
@@ -12,12 +11,12 @@ from collections import Counter
 from statistics import median
 
 import pytest
-from django.core.management import call_command
 
 from bench.corpus import (
     REQUIRED_KEYS,
     CorpusGenerator,
     generate_works,
+    main,
     synthetic_orcid,
     write_corpus,
 )
@@ -197,13 +196,10 @@ def test_topics_are_concentrated(works):
     assert sum(counts[:top]) / sum(counts) > 0.2
 
 
-def test_command_writes_a_gzip_file_and_prints_a_summary(tmp_path):
+def test_command_writes_a_gzip_file_and_prints_a_summary(tmp_path, capsys):
     out = tmp_path / "corpus" / "works.jsonl.gz"
-    stdout = io.StringIO()
-    call_command(
-        "generate_corpus", "--works", "120", "--seed", "2", "--out", str(out), stdout=stdout
-    )
-    assert "Wrote 120 works" in stdout.getvalue()
+    main(["--works", "120", "--seed", "2", "--out", str(out)])
+    assert "Wrote 120 works" in capsys.readouterr().out
     lines = _lines(out)
     assert len(lines) == 120
     assert json.loads(lines[0])["id"] == "https://openalex.org/W8000000001"

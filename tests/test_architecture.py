@@ -1,0 +1,201 @@
+"""The rules of docs/ARCHITECTURE.md, checked on the source tree.
+
+- no app module over 500 lines (migrations aside);
+- no function over 60 lines;
+- no import cycle between modules (imports inside functions count: a lazy
+  import hides a cycle, it does not remove it);
+- the apps form layers: `publications` imports no other app, `graph` only
+  `publications`, `profiles` those two, `trust` (which scores claims and
+  follows) all three;
+- template tags import no views module.
+"""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+APPS = ("publications", "profiles", "graph", "trust", "config")
+MAX_MODULE_LINES = 500
+MAX_FUNCTION_LINES = 60
+# Which apps each app may import; `config` is the project and may import any.
+MAY_IMPORT = {
+    "publications": {"publications", "config"},
+    "graph": {"graph", "publications", "config"},
+    "profiles": {"profiles", "publications", "graph", "config"},
+    "trust": {"trust", "publications", "graph", "profiles", "config"},
+}
+
+
+def _modules():
+    for app in APPS:
+        for path in sorted((ROOT / app).rglob("*.py")):
+            if "migrations" in path.parts:
+                continue
+            yield path
+
+
+def _name(path):
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _imports(path):
+    """Modules of ours that `path` imports, wherever the import statement is."""
+    tree = ast.parse(path.read_text())
+    package = _name(path) if path.name == "__init__.py" else _name(path).rpartition(".")[0]
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - node.level + 1]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            found.add(module)
+            found.update(f"{module}.{alias.name}" for alias in node.names)
+    return {name for name in found if name.split(".")[0] in APPS}
+
+
+def _graph():
+    names = {_name(path): path for path in _modules()}
+    edges = {}
+    for name, path in names.items():
+        targets = set()
+        for imported in _imports(path):
+            # `from a.b import c` names either module a.b.c or a member of a.b.
+            while imported and imported not in names:
+                imported = imported.rpartition(".")[0]
+            if imported and imported != name:
+                targets.add(imported)
+        edges[name] = targets
+    return edges
+
+
+def _cycles(edges):
+    """Strongly connected components of more than one module (Tarjan)."""
+    index, low, stack, on_stack, found = {}, {}, [], set(), []
+    counter = [0]
+
+    def visit(node):
+        index[node] = low[node] = counter[0]
+        counter[0] += 1
+        stack.append(node)
+        on_stack.add(node)
+        for target in edges.get(node, ()):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(edges):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def big_modules():
+    return {
+        str(path.relative_to(ROOT)): lines
+        for path in _modules()
+        if (lines := len(path.read_text().splitlines())) > MAX_MODULE_LINES
+    }
+
+
+def long_functions():
+    found = {}
+    for path in _modules():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                lines = node.end_lineno - node.lineno + 1
+                if lines > MAX_FUNCTION_LINES:
+                    found[f"{path.relative_to(ROOT)}:{node.name}"] = lines
+    return found
+
+
+def import_cycles():
+    return _cycles(_graph())
+
+
+def upward_imports():
+    found = []
+    for name, targets in _graph().items():
+        app = name.split(".")[0]
+        allowed = MAY_IMPORT.get(app)
+        if allowed is None:
+            continue
+        found.extend(f"{name} -> {t}" for t in sorted(targets) if t.split(".")[0] not in allowed)
+    return found
+
+
+def tags_importing_views():
+    found = []
+    for name, targets in _graph().items():
+        if ".templatetags." in name:
+            found.extend(
+                f"{name} -> {t}" for t in sorted(targets) if t.rpartition(".")[2].endswith("views")
+            )
+    return found
+
+
+def test_no_app_module_is_over_500_lines():
+    assert big_modules() == {}
+
+
+def test_no_function_is_over_60_lines():
+    assert long_functions() == {}
+
+
+def test_no_import_cycle_between_modules():
+    assert import_cycles() == []
+
+
+def test_apps_import_only_the_apps_below_them():
+    assert upward_imports() == []
+
+
+def test_template_tags_import_no_views():
+    assert tags_importing_views() == []
+
+
+def test_the_checker_finds_a_cycle():
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+@pytest.mark.parametrize(
+    "source, expected",
+    [
+        ("import publications.models\n", {"publications.models"}),
+        ("from publications import text\n", {"publications", "publications.text"}),
+        ("def f():\n    from graph.svg import draw\n", {"graph.svg", "graph.svg.draw"}),
+    ],
+)
+def test_the_checker_sees_every_import(tmp_path, source, expected):
+    path = tmp_path / "module.py"
+    path.write_text(source)
+    assert _imports(path) == expected
+
+
+if __name__ == "__main__":
+    print("modules over 500 lines:", big_modules())
+    print("functions over 60 lines:", long_functions())
+    print("import cycles:", import_cycles())
+    print("upward imports:", upward_imports())
+    print("template tags importing views:", tags_importing_views())
