@@ -5,6 +5,7 @@ from __future__ import annotations
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 
+from config.tasklocks import run_once
 from publications import dispatch, imports, metrics
 from publications.models import ImportRun
 
@@ -64,18 +65,9 @@ def compute_similarities(
     On a worker, one run at a time: runs write the same lists, so a second one
     waits its turn. Inline (no broker) the run simply happens in the caller.
     """
-    from django.core.cache import cache
-
     from publications import similarity
 
-    def run() -> str:
+    with run_once(self, SIMILARITY_LOCK, timeout=3 * 3600 + 300) as ours:
+        if not ours:
+            raise self.retry(countdown=30)
         return str(similarity.similarities_refresh(work_ids=work_ids, author_ids=author_ids))
-
-    if self.request.is_eager:
-        return run()
-    if not cache.add(SIMILARITY_LOCK, self.request.id, timeout=3 * 3600 + 300):
-        raise self.retry(countdown=30)
-    try:
-        return run()
-    finally:
-        cache.delete(SIMILARITY_LOCK)

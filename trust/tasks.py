@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
+from config.tasklocks import run_once
 from trust import services
 
 RECOMPUTE_ALL_LOCK = "trust:recompute-all"
@@ -31,15 +32,8 @@ def recompute_claimed(author_id: int, reason: str = "claim changed") -> dict:
              time_limit=RECOMPUTE_ALL_LIMIT + 300)  # fmt: skip
 def recompute_all(self) -> dict:
     """The nightly pass over every author; a second pass started meanwhile does nothing."""
-    from django.core.cache import cache
-
-    if not self.request.is_eager and not cache.add(
-        RECOMPUTE_ALL_LOCK, self.request.id or "run", timeout=RECOMPUTE_ALL_LIMIT + 300
-    ):
-        return {"skipped": "another recompute of every author is running"}
-    try:
+    with run_once(self, RECOMPUTE_ALL_LOCK, timeout=RECOMPUTE_ALL_LIMIT + 300) as ours:
+        if not ours:
+            return {"skipped": "another recompute of every author is running"}
         summary = services.trust_scores_recompute_all()
-    finally:
-        if not self.request.is_eager:
-            cache.delete(RECOMPUTE_ALL_LOCK)
     return {"computed": summary.computed, "changed": summary.changed}
