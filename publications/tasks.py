@@ -6,7 +6,8 @@ from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 
 from config.tasklocks import run_once
-from publications import dispatch, imports, metrics
+from publications import metrics
+from publications.importing import dispatch, pipeline
 from publications.models import ImportRun
 
 METRICS_CHUNK = 500
@@ -23,14 +24,14 @@ def import_run(self, run_id: int) -> None:
     """
     try:
         if self.request.is_eager:  # inline: nothing to watch
-            imports.import_run_execute(run_id=run_id)
+            pipeline.import_run_execute(run_id=run_id)
         else:
             with dispatch.heartbeat(run_id):
-                imports.import_run_execute(run_id=run_id)
+                pipeline.import_run_execute(run_id=run_id)
     except SoftTimeLimitExceeded:
         # The run keeps its cursor; queue it again to go on where it stopped.
         run = ImportRun.objects.get(pk=run_id)
-        imports.import_run_retry(run=run)
+        pipeline.import_run_retry(run=run)
 
 
 @shared_task(name="publications.tasks.watch_imports", soft_time_limit=120, time_limit=150)

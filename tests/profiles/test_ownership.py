@@ -11,7 +11,7 @@ from responses import matchers
 from profiles import ownership
 from profiles.claims import ClaimError
 from profiles.models import Profile
-from publications.imports import import_run_create, import_run_execute
+from publications.importing.pipeline import import_run_create, import_run_execute
 from publications.models import AuditEvent, Author, Authorship, ImportRun, LinkConstraint, Work
 from publications.sources import arxiv as arxiv_source
 from publications.sources import openalex as openalex_source

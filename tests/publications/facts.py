@@ -6,7 +6,7 @@ import json
 from itertools import count
 from xml.sax.saxutils import escape
 
-from publications.imports import import_run_create, import_run_execute
+from publications.importing.pipeline import import_run_create, import_run_execute
 from publications.models import ImportRun
 
 _names = count(1)

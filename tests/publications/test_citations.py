@@ -14,7 +14,7 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
-from publications.imports import import_run_create, import_run_execute
+from publications.importing.pipeline import import_run_create, import_run_execute
 from publications.models import AuthorMetrics, Citation, Work
 from publications.sources.openalex import map_work
 

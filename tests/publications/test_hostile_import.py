@@ -14,7 +14,7 @@ from xml.etree import ElementTree
 import pytest
 from django.urls import reverse
 
-from publications.imports import import_run_create, import_run_execute, import_run_retry
+from publications.importing.pipeline import import_run_create, import_run_execute, import_run_retry
 from publications.models import Author, ImportProblem, ImportRun, SourceRecord, Work
 from publications.text import ABSTRACT_MAX, TITLE_MAX, clean, http_url
 from tests.hostile import (

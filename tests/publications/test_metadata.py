@@ -18,7 +18,7 @@ from django.conf import settings
 from django.core.management import call_command
 
 from config.sitemaps import ResearcherSitemap, WorkSitemap
-from publications.imports import import_run_create, import_run_execute
+from publications.importing.pipeline import import_run_create, import_run_execute
 from publications.models import Author, Work
 from publications.sources.openalex import map_work
 from tests.factories import AuthorFactory, AuthorshipFactory, VenueFactory, WorkFactory

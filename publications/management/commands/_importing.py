@@ -6,7 +6,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from publications.imports import import_run_create, import_run_execute
+from publications.importing.pipeline import import_run_create, import_run_execute
 from publications.models import ImportRun
 
 

@@ -129,7 +129,7 @@ def import_run_create(
 
 def import_run_queue(*, run: ImportRun, background: bool = False) -> None:
     """``background``: the caller returns at once, even without a broker."""
-    from publications import dispatch
+    from publications.importing import dispatch
 
     dispatch.import_run_queue(run=run, background=background)
 
@@ -261,9 +261,9 @@ def import_run_execute(*, run_id: int, progress: Callable | None = None) -> Impo
     count = _part_count(run)
     try:
         if count > 1 and _can_start_processes():
-            from publications import parts
+            from publications.importing import processes
 
-            parts.execute_in_processes(run, count, progress)
+            processes.execute_in_processes(run, count, progress)
         else:
             for index in range(count):
                 execute_part(run, Part(index, count), progress)

@@ -46,7 +46,7 @@ def execute_in_processes(run, count: int, progress=None) -> None:
     from django.conf import settings
     from django.db import connection
 
-    from publications.imports import Part, PartFailed, RunCancelled, execute_part
+    from publications.importing.pipeline import Part, PartFailed, RunCancelled, execute_part
 
     context = multiprocessing.get_context("spawn")
     options = {
@@ -120,7 +120,7 @@ class _Children:
             self.outcomes[index] = outcome
 
     def raise_if_one_failed(self) -> None:
-        from publications.imports import PartFailed
+        from publications.importing.pipeline import PartFailed
 
         for index in [i for i, (_, receiver) in self.running.items() if receiver.poll()]:
             self._collect(index)
@@ -162,7 +162,7 @@ def run_part(run_id: int, index: int, count: int, options: dict, report) -> None
     django.setup()
     from celery import current_app
 
-    from publications.imports import Part, RunCancelled, execute_part
+    from publications.importing.pipeline import Part, RunCancelled, execute_part
     from publications.models import ImportRun
 
     current_app.conf.task_always_eager = options["eager"]

@@ -66,14 +66,14 @@ def import_run_start_here(*, run_id: int) -> threading.Thread:
     run's progress, which the run writes batch by batch. The thread writes the run's
     heartbeat like a worker, so a run whose process stopped is found stalled.
     """
-    from publications import imports
+    from publications.importing import pipeline
 
     def work() -> None:
         try:
             for attempt in range(LOCKED_RETRIES + 1):
                 try:
                     with heartbeat(run_id):
-                        imports.import_run_execute(run_id=run_id)
+                        pipeline.import_run_execute(run_id=run_id)
                     return
                 except OperationalError as exc:
                     # SQLite refuses a second writer at once ("database is locked") while the
