@@ -7,21 +7,23 @@ gives the same picture:
 1. close collaborators: the strongest co-author edges (joint works, then the
    most recent) of co-authors with at least ``CLOSE_COLLABORATOR_MIN_WORKS`` joint
    works (the researcher card counts the same people), optionally within a year
-   range and with another minimum of joint works;
-2. the strongest links among those collaborators;
-3. for the explorer, a second hop: each of the closest collaborators' own
-   strongest collaborators;
-4. the researcher's top topics (from the metrics row kept after imports);
-5. the institutions of the researcher and of the people shown;
-6. the researcher's most connected recent papers: those written with the most
-   of the people shown, newest first.
+   range and with another minimum of joint works; for the explorer, a second
+   hop: each of the closest collaborators' own strongest collaborators;
+2. the strongest links among the people shown;
+3. the researcher's top topics (from the metrics row kept after imports);
+4. the institutions of the researcher and of the people shown;
+5. the researcher's most connected recent papers: those written with the most
+   of the people shown, newest first;
+6. citations between the papers shown.
+
+Each step is a function of its own (``_collaborators``, ``_add_people``,
+``_add_links_among``, ``_add_topics``, ``_add_institutions``, ``_add_papers``).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
-from urllib.parse import urlencode
 
 import networkx as nx
 from django.db import connection
@@ -159,10 +161,6 @@ def person_url(author_id: int, name: str) -> str:
     return Author(pk=author_id, display_name=name).get_absolute_url()
 
 
-def _search_url(**params) -> str:
-    return reverse("search") + "?" + urlencode(params)
-
-
 def _edge_filter(filters: Filters) -> Q:
     q = Q(joint_works__gte=max(filters.min_joint, 1))
     if filters.year_from is not None:
@@ -187,36 +185,81 @@ def _other(edge: CoauthorEdge, author_id: int) -> int:
     return edge.author_high_id if edge.author_low_id == author_id else edge.author_low_id
 
 
+@dataclass
+class _Picture:
+    """The nodes and edges gathered so far, in the order they are added."""
+
+    nodes: dict[str, Node] = field(default_factory=dict)
+    edges: list[Edge] = field(default_factory=list)
+
+    def add(self, node: Node) -> None:
+        self.nodes[node.id] = node
+
+    def finish(self, hood: Neighbourhood) -> Neighbourhood:
+        """Keep the edges whose two ends are shown, and lay the picture out."""
+        hood.nodes = list(self.nodes.values())
+        hood.edges = [e for e in self.edges if e.source in self.nodes and e.target in self.nodes]
+        layout(hood)
+        return hood
+
+
+@dataclass
+class _Person:
+    edge: CoauthorEdge  # the link that brings this person in
+    hop: int
+    via: int | None = None  # the collaborator a second-hop person is reached through
+
+
 def build(
     author: Author, *, limits: Limits = SLICE, filters: Filters | None = None
 ) -> Neighbourhood:
     """The neighbourhood of ``author`` within ``limits``, filtered, laid out."""
     filters = filters or Filters()
     kinds = set(filters.kinds) or set(KINDS)
-    hood = Neighbourhood(author_id=author.pk)
-    centre = f"a{author.pk}"
+    people = _collaborators(author.pk, filters, limits)
+    shown = _shown_authors(author.pk, people)
+    people = {pk: person for pk, person in people.items() if pk in shown}
+    picture = _Picture()
+    picture.add(_centre_node(author, people))
+    if PERSON in kinds:
+        _add_people(picture, author, people, shown)
+        _add_links_among(picture, list(people), filters, limits.links_among)
+    if TOPIC in kinds and limits.topics:
+        _add_topics(picture, author, limits.topics)
+    if INSTITUTION in kinds and limits.institutions:
+        _add_institutions(picture, author, shown, limits.institutions)
+    if PAPER in kinds and limits.papers:
+        shown_people = [pk for pk in people if f"a{pk}" in picture.nodes]
+        _add_papers(picture, author, shown_people, filters, limits.papers)
+    if CITATIONS in kinds:
+        picture.edges.extend(citation_edges(_paper_keys(picture.nodes)))
+    return picture.finish(Neighbourhood(author_id=author.pk))
 
-    # 1. Close collaborators (one query).
-    first = _strongest_edges(author.pk, filters, limits.collaborators)
-    people: dict[int, dict] = {}
-    for edge in first:
-        other = _other(edge, author.pk)
-        people[other] = {"edge": edge, "hop": 1, "via": None}
 
-    # 3. The second hop (one query per collaborator it starts from, bounded).
-    if limits.second_hop_from and limits.second_hop_each:
-        for edge in first[: limits.second_hop_from]:
-            via = _other(edge, author.pk)
-            for far in _strongest_edges(via, filters, limits.second_hop_each + 1):
-                other = _other(far, via)
-                if other != author.pk and other not in people:
-                    people[other] = {"edge": far, "hop": 2, "via": via}
+def _paper_keys(nodes: dict[str, Node]) -> list[str]:
+    return [key for key, node in nodes.items() if node.kind == PAPER]
 
-    # Names and institutions of everyone shown (one query); deleted or merged
-    # records drop out here.
+
+def _collaborators(author_id: int, filters: Filters, limits: Limits) -> dict[int, _Person]:
+    """Close collaborators (one query), then the bounded second hop (one query each)."""
+    first = _strongest_edges(author_id, filters, limits.collaborators)
+    people = {_other(edge, author_id): _Person(edge, hop=1) for edge in first}
+    if not (limits.second_hop_from and limits.second_hop_each):
+        return people
+    for edge in first[: limits.second_hop_from]:
+        via = _other(edge, author_id)
+        for far in _strongest_edges(via, filters, limits.second_hop_each + 1):
+            other = _other(far, via)
+            if other != author_id and other not in people:
+                people[other] = _Person(far, hop=2, via=via)
+    return people
+
+
+def _shown_authors(author_id: int, people: dict[int, _Person]) -> dict[int, Author]:
+    """Names and institutions of everyone shown (one query); merged or deleted records drop out."""
     shown = (
         Author.objects.visible()
-        .filter(pk__in=[author.pk, *people])
+        .filter(pk__in=[author_id, *people])
         .select_related("last_known_institution")
         .only(
             "id",
@@ -226,71 +269,76 @@ def build(
             "last_known_institution__ror",
         )
     )
-    authors = {a.pk: a for a in shown}
-    people = {pk: info for pk, info in people.items() if pk in authors}
-    names = {pk: a.display_name for pk, a in authors.items()}
-    names.setdefault(author.pk, author.display_name)
+    return {a.pk: a for a in shown}
 
-    nodes: dict[str, Node] = {}
-    nodes[centre] = Node(
-        id=centre,
+
+def _centre_node(author: Author, people: dict[int, _Person]) -> Node:
+    return Node(
+        id=f"a{author.pk}",
         kind=PERSON,
         label=author.display_name,
         url=author.get_absolute_url(),
-        weight=max((i["edge"].joint_works for i in people.values() if i["hop"] == 1), default=1),
+        weight=max((p.edge.joint_works for p in people.values() if p.hop == 1), default=1),
         why="The researcher this graph is about",
         centre=True,
         hop=0,
     )
-    edges: list[Edge] = []
-    if PERSON in kinds:
-        for pk, info in people.items():
-            edge = info["edge"]
-            years = _years(edge.first_year, edge.last_year)
-            if info["hop"] == 1:
-                joint = _plural(edge.joint_works, "joint work")
-                why = f"Co-author of {author.display_name}: {joint}{years}"
-                source = centre
-            else:
-                via = names.get(info["via"], "a collaborator")
-                why = f"Co-author of {via}: {_plural(edge.joint_works, 'joint work')}{years}"
-                source = f"a{info['via']}"
-            nodes[f"a{pk}"] = Node(
+
+
+def _add_people(
+    picture: _Picture, author: Author, people: dict[int, _Person], shown: dict[int, Author]
+) -> None:
+    """A node per collaborator, linked to the researcher or to the collaborator it came by."""
+    for pk, person in people.items():
+        edge = person.edge
+        joint = _plural(edge.joint_works, "joint work")
+        years = _years(edge.first_year, edge.last_year)
+        if person.hop == 1:
+            source, via = f"a{author.pk}", author.display_name
+        else:
+            source = f"a{person.via}"
+            via = shown[person.via].display_name if person.via in shown else "a collaborator"
+        name = shown[pk].display_name
+        picture.add(
+            Node(
                 id=f"a{pk}",
                 kind=PERSON,
-                label=names[pk],
-                url=person_url(pk, names[pk]),
+                label=name,
+                url=person_url(pk, name),
                 weight=edge.joint_works,
-                why=why,
-                hop=info["hop"],
+                why=f"Co-author of {via}: {joint}{years}",
+                hop=person.hop,
             )
-            edges.append(
-                Edge(
-                    source, f"a{pk}", "coauthor", edge.joint_works, edge.first_year, edge.last_year
-                )
+        )
+        picture.edges.append(
+            Edge(source, f"a{pk}", "coauthor", edge.joint_works, edge.first_year, edge.last_year)
+        )
+
+
+def _add_links_among(picture: _Picture, ids: list[int], filters: Filters, limit: int) -> None:
+    """The strongest co-author links among the people shown (one query)."""
+    if len(ids) < 2 or not limit:
+        return
+    seen = {(e.source, e.target) for e in picture.edges}
+    seen |= {(target, source) for source, target in seen}
+    among = CoauthorEdge.objects.filter(
+        Q(author_low_id__in=ids) & Q(author_high_id__in=ids) & _edge_filter(filters)
+    ).order_by("-joint_works", "-last_year", "author_low_id", "author_high_id")
+    for link in among[:limit]:
+        pair = (f"a{link.author_low_id}", f"a{link.author_high_id}")
+        if pair not in seen:
+            picture.edges.append(
+                Edge(*pair, "coauthor", link.joint_works, link.first_year, link.last_year)
             )
 
-        # 2. The strongest links among the people shown (one query).
-        ids = list(people)
-        if len(ids) > 1 and limits.links_among:
-            seen = {(e.source, e.target) for e in edges} | {(e.target, e.source) for e in edges}
-            among = CoauthorEdge.objects.filter(
-                Q(author_low_id__in=ids) & Q(author_high_id__in=ids) & _edge_filter(filters)
-            ).order_by("-joint_works", "-last_year", "author_low_id", "author_high_id")
-            for link in among[: limits.links_among]:
-                pair = (f"a{link.author_low_id}", f"a{link.author_high_id}")
-                if pair in seen:
-                    continue
-                edges.append(
-                    Edge(*pair, "coauthor", link.joint_works, link.first_year, link.last_year)
-                )
 
-    # 4. Topics, from the metrics row (no query when the page already has it).
-    if TOPIC in kinds and limits.topics:
-        metrics = getattr(author, "metrics", None) if _has_metrics(author) else None
-        for topic in (metrics.topics_top if metrics else [])[: limits.topics]:
-            key = f"t{topic['id']}"
-            nodes[key] = Node(
+def _add_topics(picture: _Picture, author: Author, limit: int) -> None:
+    """The researcher's top topics, from the metrics row (no query when it is loaded)."""
+    metrics = author.metrics if _has_metrics(author) else None
+    for topic in (metrics.topics_top if metrics else [])[:limit]:
+        key = f"t{topic['id']}"
+        picture.add(
+            Node(
                 id=key,
                 kind=TOPIC,
                 label=topic["name"],
@@ -298,33 +346,37 @@ def build(
                 weight=topic["works"],
                 why=f"Topic of {_plural(topic['works'], 'work')} by {author.display_name}",
             )
-            edges.append(Edge(centre, key, "topic", topic["works"]))
+        )
+        picture.edges.append(Edge(f"a{author.pk}", key, "topic", topic["works"]))
 
-    # 5. Institutions of the people shown (already loaded).
-    if INSTITUTION in kinds and limits.institutions:
-        members: dict[int, list[int]] = defaultdict(list)
-        details = {}
-        for pk, person in authors.items():
-            inst = person.last_known_institution
-            if inst is None or (pk != author.pk and f"a{pk}" not in nodes):
-                continue
-            members[inst.pk].append(pk)
-            details[inst.pk] = inst
-        ranked = sorted(
-            members,
-            key=lambda i: (author.pk not in members[i], -len(members[i]), details[i].name),
-        )[: limits.institutions]
-        for inst_id in ranked:
-            inst = details[inst_id]
-            key = f"i{inst_id}"
-            who = members[inst_id]
-            if author.pk in who:
-                why = f"Affiliation of {author.display_name}"
-                if len(who) > 1:
-                    why += f" and {_plural(len(who) - 1, 'collaborator')}"
-            else:
-                why = f"Affiliation of {_plural(len(who), 'collaborator')} shown"
-            nodes[key] = Node(
+
+def _add_institutions(
+    picture: _Picture, author: Author, shown: dict[int, Author], limit: int
+) -> None:
+    """The institutions of the researcher and of the people shown (already loaded)."""
+    members: dict[int, list[int]] = defaultdict(list)
+    details = {}
+    for pk, person in shown.items():
+        inst = person.last_known_institution
+        if inst is None or (pk != author.pk and f"a{pk}" not in picture.nodes):
+            continue
+        members[inst.pk].append(pk)
+        details[inst.pk] = inst
+    ranked = sorted(
+        members, key=lambda i: (author.pk not in members[i], -len(members[i]), details[i].name)
+    )
+    for inst_id in ranked[:limit]:
+        who = members[inst_id]
+        if author.pk in who:
+            why = f"Affiliation of {author.display_name}"
+            if len(who) > 1:
+                why += f" and {_plural(len(who) - 1, 'collaborator')}"
+        else:
+            why = f"Affiliation of {_plural(len(who), 'collaborator')} shown"
+        inst = details[inst_id]
+        key = f"i{inst_id}"
+        picture.add(
+            Node(
                 id=key,
                 kind=INSTITUTION,
                 label=inst.name,
@@ -332,40 +384,44 @@ def build(
                 weight=len(who),
                 why=why,
             )
-            for pk in who:
-                edges.append(Edge(f"a{pk}", key, "affiliation"))
-
-    # 6. The most connected recent papers (two queries): among the researcher's
-    # RECENT_POOL newest works, those written with the most people shown.
-    if PAPER in kinds and limits.papers:
-        shown_people = [pk for pk in people if f"a{pk}" in nodes]
-        works = _works_of(author.pk)
-        if filters.year_from is not None:
-            works = works.filter(publication_year__gte=filters.year_from)
-        if filters.year_to is not None:
-            works = works.filter(publication_year__lte=filters.year_to)
-        pool = list(
-            works.order_by(F("publication_year").desc(nulls_last=True), "-id").values_list(
-                "id", "publication_year", "title"
-            )[:RECENT_POOL]
         )
-        wrote = defaultdict(list)
-        if pool:
-            for work_id, person in Authorship.objects.filter(
-                work_id__in=[w[0] for w in pool], author_id__in=shown_people
-            ).values_list("work_id", "author_id"):
-                wrote[work_id].append(person)
-        order = {w[0]: i for i, w in enumerate(pool)}
-        chosen = sorted(pool, key=lambda w: (-len(wrote[w[0]]), order[w[0]]))[: limits.papers]
-        for work_id, year, title in chosen:
-            key = f"w{work_id}"
-            with_people = wrote[work_id]
-            why = f"Work of {author.display_name}"
-            if year:
-                why += f" ({year})"
-            if with_people:
-                why += f" with {_plural(len(with_people), 'person')} shown here"
-            nodes[key] = Node(
+        picture.edges.extend(Edge(f"a{pk}", key, "affiliation") for pk in who)
+
+
+def _recent_pool(author_id: int, filters: Filters) -> list[tuple[int, int | None, str]]:
+    """The researcher's RECENT_POOL newest works in the year range: (id, year, title)."""
+    works = _works_of(author_id)
+    if filters.year_from is not None:
+        works = works.filter(publication_year__gte=filters.year_from)
+    if filters.year_to is not None:
+        works = works.filter(publication_year__lte=filters.year_to)
+    ordered = works.order_by(F("publication_year").desc(nulls_last=True), "-id")
+    return list(ordered.values_list("id", "publication_year", "title")[:RECENT_POOL])
+
+
+def _add_papers(
+    picture: _Picture, author: Author, people: list[int], filters: Filters, limit: int
+) -> None:
+    """The most connected recent papers (two queries): those written with the most people shown."""
+    pool = _recent_pool(author.pk, filters)
+    wrote = defaultdict(list)
+    if pool:
+        for work_id, person in Authorship.objects.filter(
+            work_id__in=[w[0] for w in pool], author_id__in=people
+        ).values_list("work_id", "author_id"):
+            wrote[work_id].append(person)
+    order = {w[0]: i for i, w in enumerate(pool)}
+    chosen = sorted(pool, key=lambda w: (-len(wrote[w[0]]), order[w[0]]))[:limit]
+    for work_id, year, title in chosen:
+        key = f"w{work_id}"
+        with_people = wrote[work_id]
+        why = f"Work of {author.display_name}"
+        if year:
+            why += f" ({year})"
+        if with_people:
+            why += f" with {_plural(len(with_people), 'person')} shown here"
+        picture.add(
+            Node(
                 id=key,
                 kind=PAPER,
                 label=title or f"Untitled work {work_id}",
@@ -373,15 +429,10 @@ def build(
                 weight=1 + len(with_people),
                 why=why,
             )
-            for person in [author.pk, *with_people]:
-                edges.append(Edge(f"a{person}", key, "wrote"))
-
-    if CITATIONS in kinds:
-        edges.extend(citation_edges([k for k, n in nodes.items() if n.kind == PAPER]))
-    hood.nodes = list(nodes.values())
-    hood.edges = [e for e in edges if e.source in nodes and e.target in nodes]
-    layout(hood)
-    return hood
+        )
+        picture.edges.extend(
+            Edge(f"a{person}", key, "wrote") for person in [author.pk, *with_people]
+        )
 
 
 def citation_edges(paper_keys: list[str]) -> list[Edge]:
