@@ -2,8 +2,20 @@ import os
 from pathlib import Path
 
 import pytest
+from django.test import override_settings
 
 from config.celery import app as celery_app
+
+@pytest.fixture(autouse=True, scope="session")
+def _fast_password_hasher():
+    """Hash passwords with MD5: PBKDF2's rounds were most of the suite's CPU time.
+
+    Every user a factory makes has a password, and sign-ins check it; none of the
+    tests is about the strength of the hash. One that is sets
+    ``settings.PASSWORD_HASHERS`` itself.
+    """
+    with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
+        yield
 
 
 @pytest.fixture(autouse=True)

@@ -15,11 +15,6 @@ pytestmark = pytest.mark.django_db
 INDEX = reverse("admin:index")
 
 
-@pytest.fixture(autouse=True)
-def _quick_passwords(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 def claims(status: str, n: int) -> None:
     for _ in range(n):
         Claim.objects.create(
