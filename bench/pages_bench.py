@@ -1,39 +1,47 @@
-"""Server-side render times of the public pages on a 100k-work PostgreSQL corpus.
+"""Throughput and latency of the public pages behind gunicorn, on a large PostgreSQL corpus.
 
 Builds the corpus once and reuses it on later runs:
 
 1. ``bench/corpus.py`` writes a synthetic OpenAlex snapshot (var/corpus/pages-N.jsonl);
-2. ``import_file`` imports it into its own database (default ``sp_bench_pages``),
+2. ``import_file`` imports it into its own database (default ``sp_bench_pages_N``),
    with follow-up tasks sent to a Redis database of their own and dropped there;
 3. the compute steps that follow an import run for the whole corpus, each when its
    rows are missing (or with ``--recompute``): metrics for every author
    (``author_metrics_refresh``), ``compute_similarities`` ("More like this", prior
-   similarity, Novelty) and ``recompute_trust``.
+   similarity, Novelty; ``--no-similarities`` leaves it out) and ``recompute_trust``.
 
-Then it measures, in this process with Django's test Client and DEBUG off, the
-median time to render each page once warm: a researcher page of the author whose
-work count is closest to 500 (plain, and sorted by citations with a year filter),
-a work page, and searches. SQL query counts are reported too.
+Then it serves the site as production does (DEBUG off, collected static files,
+gunicorn with 2 workers) and measures, side by side in one run, each page's
+throughput with wrk (8 connections) and its latency on one connection at a time:
+a bare view (/bench/bare/, on with BENCH_BARE_VIEW), the researcher page of the
+author whose work count is closest to 500 and a work page, each anonymous and
+signed in, and searches (a word found in about a third of the works, a name,
+two words, filters). Each figure is printed beside its target (issue 21).
 
-    .venv/bin/python bench/pages_bench.py               # build if needed, then measure
-    .venv/bin/python bench/pages_bench.py --rebuild     # drop the database and start again
-    .venv/bin/python bench/pages_bench.py --runs 50     # more timed requests per page
+    .venv/bin/python bench/pages_bench.py                    # build if needed, then measure
+    .venv/bin/python bench/pages_bench.py --works 1000000 --no-similarities
+    .venv/bin/python bench/pages_bench.py --save before.json  # keep the figures
+    .venv/bin/python bench/pages_bench.py --before before.json  # print them beside
 """
 
 from __future__ import annotations
 
 import argparse
+import http.client
+import json
 import os
+import re
+import socket
 import statistics
 import subprocess
 import sys
 import time
-import warnings
+from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PYTHON = sys.executable
-TARGETS_MS = {"researcher": 50, "work": 30, "search": 100}
 
 
 def sh(*args, env=None, check=True) -> subprocess.CompletedProcess:
@@ -50,7 +58,9 @@ def bench_env(args) -> dict:
     # As production runs: DEBUG off (DEBUG also keeps every query in memory).
     env["DEBUG"] = "false"
     env.setdefault("SECRET_KEY", "benchmark-only-key-" + "x" * 40)
-    env["ALLOWED_HOSTS"] = "testserver,localhost"
+    env["ALLOWED_HOSTS"] = "testserver,localhost,127.0.0.1"
+    env["BENCH_BARE_VIEW"] = "true"
+    env["STATIC_ROOT"] = str(ROOT / "var" / "bench-static")
     env["SECURE_SSL_REDIRECT"] = "false"
     env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
     return env
@@ -62,8 +72,13 @@ def database_exists(args) -> bool:
 
 
 def count_rows(args, table: str) -> int:
-    result = sh("psql", f"{args.server}/{args.database}", "-Atc",
-                f"SELECT count(*) FROM {table}", check=False)  # fmt: skip
+    result = sh(
+        "psql",
+        f"{args.server}/{args.database}",
+        "-Atc",
+        f"SELECT count(*) FROM {table}",
+        check=False,
+    )
     return int(result.stdout.strip()) if result.returncode == 0 else 0
 
 
@@ -87,8 +102,17 @@ print(len(ids))
 def build(args, env) -> None:
     corpus = ROOT / "var" / "corpus" / f"pages-{args.works}.jsonl"
     if not corpus.exists():
-        step(f"generate {args.works:,} works", PYTHON, "-m", "bench.corpus",
-             "--works", str(args.works), "--out", str(corpus), env=env)  # fmt: skip
+        step(
+            f"generate {args.works:,} works",
+            PYTHON,
+            "-m",
+            "bench.corpus",
+            "--works",
+            str(args.works),
+            "--out",
+            str(corpus),
+            env=env,
+        )
     if args.rebuild and database_exists(args):
         sh("psql", f"{args.server}/postgres", "-qc", f"DROP DATABASE {args.database}")
     if not database_exists(args):
@@ -102,12 +126,17 @@ def build(args, env) -> None:
         args.recompute = True
     # What the follow-up tasks compute after an import, each run when its rows are missing.
     computes = [
-        ("metrics for every author", "publications_authormetrics",
-         ["shell", "-c", COMPUTE_METRICS]),
+        (
+            "metrics for every author",
+            "publications_authormetrics",
+            ["shell", "-c", COMPUTE_METRICS],
+        ),
         ("compute_similarities", "publications_worksimilarity", ["compute_similarities"]),
         ("recompute_trust", "trust_trustscore", ["recompute_trust"]),
-    ]  # fmt: skip
+    ]
     for label, table, command in computes:
+        if args.no_similarities and command == ["compute_similarities"]:
+            continue
         if command[0] != "shell" and not list(ROOT.glob(f"*/management/commands/{command[0]}.py")):
             print(f"- {label}: no such command here, skipped")
             continue
@@ -118,34 +147,107 @@ def build(args, env) -> None:
     step("analyze", "psql", f"{args.server}/{args.database}", "-qc", "ANALYZE", env=env)
 
 
-def measure(client, url: str, runs: int) -> dict:
-    """Warm timings of one page: wall and this process's CPU, in ms; queries; status."""
-    from django.db import connection
-    from django.test.utils import CaptureQueriesContext
+@dataclass
+class Page:
+    key: str  # stable name, to compare runs (--before)
+    label: str
+    path: str
+    signed_in: bool = False
+    ratio: float | None = None  # target: at least this share of the bare view's req/s
+    p50_ms: float | None = None  # target: median latency on one connection at most this
+    result: dict = field(default_factory=dict)
 
-    for _ in range(3):  # warm: templates compiled, connection open, caches filled
-        client.get(url)
-    with CaptureQueriesContext(connection) as captured:
-        response = client.get(url)
-    queries = len(captured)  # read now: the next request's end clears the query log
-    wall, cpu = [], []
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def serve(env: dict, workers: int) -> tuple[subprocess.Popen, str]:
+    """gunicorn with production settings (DEBUG off, collected static files)."""
+    step("collectstatic", PYTHON, "manage.py", "collectstatic", "--noinput", "-v0", env=env)
+    port = free_port()
+    command = [
+        str(Path(PYTHON).parent / "gunicorn"),
+        "config.wsgi",
+        "--workers",
+        str(workers),
+        "--bind",
+        f"127.0.0.1:{port}",
+        "--log-level",
+        "warning",
+    ]
+    server = subprocess.Popen(command, cwd=ROOT, env=env)
+    base = f"http://127.0.0.1:{port}"
+    for _ in range(300):
+        try:
+            if fetch(base, "/bench/bare/")[0] == 200:
+                return server, base
+        except OSError:
+            time.sleep(0.1)
+    server.terminate()
+    raise SystemExit("gunicorn did not answer")
+
+
+def fetch(base: str, path: str, cookie: str = "") -> tuple[int, int]:
+    """One request on a new connection (as gunicorn's sync workers serve): status, bytes."""
+    host, port = base.removeprefix("http://").split(":")
+    conn = http.client.HTTPConnection(host, int(port), timeout=30)
+    try:
+        conn.request("GET", path, headers={"Cookie": cookie} if cookie else {})
+        response = conn.getresponse()
+        return response.status, len(response.read())
+    finally:
+        conn.close()
+
+
+def latency(base: str, page: Page, cookie: str, runs: int) -> dict:
+    """Median and p90 wall time of ``runs`` requests one after another, in ms."""
+    for _ in range(3):
+        status, _ = fetch(base, page.path, cookie)
+    times = []
     for _ in range(runs):
-        started, started_cpu = time.perf_counter(), time.process_time()
-        client.get(url)
-        wall.append((time.perf_counter() - started) * 1000)
-        cpu.append((time.process_time() - started_cpu) * 1000)
-    wall.sort()
+        started = time.perf_counter()
+        fetch(base, page.path, cookie)
+        times.append((time.perf_counter() - started) * 1000)
+    times.sort()
     return {
-        "median": statistics.median(wall),
-        "p90": wall[max(int(len(wall) * 0.9) - 1, 0)],
-        "cpu": statistics.median(cpu),
-        "queries": queries,
-        "status": response.status_code,
+        "p50": statistics.median(times),
+        "p90": times[int(len(times) * 0.9) - 1],
+        "status": status,
     }
 
 
-def pages(args) -> list[tuple[str, str, str]]:
-    """The pages to time: (kind, label, url)."""
+def throughput(base: str, page: Page, cookie: str, seconds: int, connections: int) -> dict:
+    """wrk's requests per second, and how many answers were not 2xx/3xx."""
+    command = ["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", f"{base}{page.path}"]
+    if cookie:
+        command[1:1] = ["-H", f"Cookie: {cookie}"]
+    out = sh(*command).stdout
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+    bad = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", out)
+    return {"rps": rps, "errors": int(bad.group(1)) if bad else 0}
+
+
+def common_word(sample_size: int = 3000) -> tuple[str, float]:
+    """A title word found in about a third of the works (title or abstract), and its share."""
+    from django.contrib.postgres.search import SearchQuery
+
+    from publications.models import Work, WorkSearch
+
+    texts = Work.objects.order_by("?").values_list("title", "abstract")[:sample_size]
+    seen: Counter = Counter()
+    for title, abstract in texts:
+        seen.update(set(re.findall(r"[a-z]{4,}", f"{title} {abstract or ''}".lower())))
+    word = min(seen, key=lambda w: abs(seen[w] / sample_size - 1 / 3))
+    query = SearchQuery(word, config="english", search_type="websearch")
+    share = WorkSearch.objects.filter(search_vector=query).count() / WorkSearch.objects.count()
+    return word, share
+
+
+def pages(args) -> list[Page]:
+    """The pages to measure, with their targets."""
     from django.db.models import Count, F, Func
 
     from publications.models import AuthorMetrics, Work
@@ -158,80 +260,148 @@ def pages(args) -> list[tuple[str, str, str]]:
         .first()
     )
     author = metrics.author
-    work = (
-        Work.objects.visible()
-        .filter(authorships__author=author, similar_links__isnull=False)
-        .annotate(n=Count("authorships", distinct=True))
-        .order_by("-n", "id")
-        .first()
-    ) or Work.objects.visible().filter(authorships__author=author).first()
-    word = max(work.title.split(), key=len).strip(".,:;")
+    works = Work.objects.visible().filter(authorships__author=author)
+    work = works.annotate(n=Count("authorships")).order_by("-n", "id").first()
+    word, share = common_word()
     surname = author.display_name.split()[-1]
-    first_year = metrics.first_year or 2000
     page = author.get_absolute_url()
-    since = first_year + 5
     return [
-        ("researcher", f"researcher page, {metrics.works_count} works", page),
-        ("researcher", "  by citations, from a year", f"{page}?sort=cited&year_from={since}"),
-        ("researcher", "  page 5, sorted by title", f"{page}?sort=title&page=5"),
-        ("work", f"work page, {work.authorships.count()} authors", work.get_absolute_url()),
-        ("search", f"search: one title word ({word})", f"/search/?q={word}"),
-        ("search", f"search: a name ({surname})", f"/search/?q={surname}"),
-        ("search", "search: two words", f"/search/?q={word}+{surname}"),
-        ("search", "  filtered by year and type", f"/search/?q={word}&year_from=2015&type=article"),
-    ]  # fmt: skip
+        Page("researcher", f"researcher page, {metrics.works_count} works", page, ratio=0.3),
+        Page("researcher-member", "  signed in", page, signed_in=True, ratio=0.04),
+        Page(
+            "work",
+            f"work page, {work.authorships.count()} authors",
+            work.get_absolute_url(),
+            ratio=0.3,
+        ),
+        Page("work-member", "  signed in", work.get_absolute_url(), signed_in=True),
+        Page(
+            "search-common",
+            f"search: {word} ({share:.0%} of works)",
+            f"/search/?q={word}",
+            p50_ms=50,
+        ),
+        Page("search-name", f"search: a name ({surname})", f"/search/?q={surname}"),
+        Page("search-two", "search: two words", f"/search/?q={word}+{surname}"),
+        Page(
+            "search-filters",
+            "search: filtered by year and type",
+            f"/search/?q={word}&year_from=2015&type=article",
+        ),
+    ]
+
+
+def member_cookie() -> str:
+    """The session cookie of a signed-in member (created in the benchmark database)."""
+    from django.conf import settings
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    user, _ = get_user_model().objects.get_or_create(username="bench-member")
+    client = Client()
+    client.force_login(user)
+    return f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}"
+
+
+def verdict(page: Page, bare_rps: float, before: dict) -> str:
+    result, notes = page.result, []
+    ratio = result["rps"] / bare_rps
+    if page.ratio is not None:
+        notes.append(f"≥ {page.ratio:.2f}× bare: {'ok' if ratio >= page.ratio else 'MISSED'}")
+    if page.p50_ms is not None:
+        ok = result["p50"] <= page.p50_ms
+        notes.append(f"p50 ≤ {page.p50_ms} ms: {'ok' if ok else 'MISSED'}")
+    if page.key in before:
+        old = before[page.key]
+        notes.append(f"before: p50 {old['p50']:.1f} ms, {old['rps']:.0f}/s")
+    if result["status"] != 200 or result["errors"]:
+        notes.append(f"HTTP {result['status']}, {result['errors']} non-2xx under load")
+    return "; ".join(notes)
+
+
+def measure(args, env: dict) -> None:
+    from publications.models import Work
+
+    todo = pages(args)
+    cookie = member_cookie()
+    server, base = serve(env, args.workers)
+    bare = Page("bare", "bare view (/bench/bare/)", "/bench/bare/")
+    try:
+        first = throughput(base, bare, "", args.seconds, args.connections)
+        for page in todo:
+            page_cookie = cookie if page.signed_in else ""
+            page.result = latency(base, page, page_cookie, args.runs)
+            page.result |= throughput(base, page, page_cookie, args.seconds, args.connections)
+        last = throughput(base, bare, "", args.seconds, args.connections)
+    finally:
+        server.terminate()
+        server.wait()
+    bare_rps = (first["rps"] + last["rps"]) / 2
+    report(args, Work.objects.count(), bare_rps, (first, last), todo)
+
+
+def report(args, works: int, bare_rps: float, bares: tuple, todo: list[Page]) -> None:
+    before = json.loads(Path(args.before).read_text()) if args.before else {}
+    print(
+        f"\n{works:,} works in {args.database}; gunicorn, {args.workers} workers; wrk "
+        f"{args.connections} connections {args.seconds} s; latency: {args.runs} requests "
+        f"on one connection at a time."
+    )
+    print(
+        f"bare view: {bares[0]['rps']:.0f} and {bares[1]['rps']:.0f} req/s (first, last); "
+        f"reference {bare_rps:.0f}"
+    )
+    print(f"{'page':<40} {'req/s':>7} {'×bare':>6} {'p50 ms':>7} {'p90 ms':>7}  target")
+    for page in todo:
+        r = page.result
+        print(
+            f"{page.label[:40]:<40} {r['rps']:>7.0f} {r['rps'] / bare_rps:>6.3f} "
+            f"{r['p50']:>7.1f} {r['p90']:>7.1f}  {verdict(page, bare_rps, before)}"
+        )
+    if args.save:
+        figures = {p.key: {"rps": p.result["rps"], "p50": p.result["p50"]} for p in todo}
+        Path(args.save).write_text(json.dumps({"bare": bare_rps, **figures}, indent=1))
+    load = os.getloadavg()
+    print(f"\nload: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--works", type=int, default=100_000, help="corpus size (100,000)")
     parser.add_argument("--author-works", type=int, default=500, help="researcher page size")
-    parser.add_argument("--runs", type=int, default=30, help="timed requests per page (30)")
+    parser.add_argument("--runs", type=int, default=30, help="latency requests per page (30)")
+    parser.add_argument("--seconds", type=int, default=10, help="wrk run per page (10 s)")
+    parser.add_argument("--connections", type=int, default=8, help="wrk connections (8)")
+    parser.add_argument("--workers", type=int, default=2, help="gunicorn workers (2)")
     parser.add_argument("--server", default="postgres://postgres@127.0.0.1:5432")
-    parser.add_argument("--database", default="sp_bench_pages")
+    parser.add_argument("--database", default=None, help="default sp_bench_pages_<works>")
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/2")
     parser.add_argument("--rebuild", action="store_true", help="drop and rebuild the database")
     parser.add_argument("--recompute", action="store_true", help="run the compute steps again")
     parser.add_argument("--skip-build", action="store_true", help="measure the database as is")
+    parser.add_argument(
+        "--no-similarities",
+        action="store_true",
+        help="leave out compute_similarities (quadratic before issue 21)",
+    )
+    parser.add_argument("--build-only", action="store_true", help="build, do not measure")
+    parser.add_argument("--save", help="write the figures to this JSON file")
+    parser.add_argument("--before", help="print a saved run's figures beside these")
     args = parser.parse_args()
+    args.database = args.database or f"sp_bench_pages_{args.works}"
 
     env = bench_env(args)
     if not args.skip_build:
         build(args, env)
+    if args.build_only:
+        return
     os.environ.update(env)
     sys.path.insert(0, str(ROOT))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     import django
 
-    warnings.filterwarnings("ignore", message="No directory at")  # no collectstatic here
     django.setup()
-    from django.conf import settings
-    from django.test import Client
-    from django.test.utils import override_settings
-
-    from publications.models import Work
-
-    assert not settings.DEBUG
-    # Static URLs without a collectstatic manifest; the lookup cost is the same.
-    storages = {**settings.STORAGES}
-    storages["staticfiles"] = {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}
-    with override_settings(STORAGES=storages):
-        client = Client()
-        print(f"\n{Work.objects.count():,} works in {args.database}; {args.runs} warm runs each.")
-        print(f"{'page':<44} {'median':>7} {'p90':>7} {'cpu':>6} {'queries':>7} {'target':>7}")
-        for kind, label, url in pages(args):
-            result = measure(client, url, args.runs)
-            target = TARGETS_MS[kind]
-            verdict = "ok" if result["median"] < target else "SLOW"
-            note = "" if result["status"] == 200 else f"  (HTTP {result['status']})"
-            print(f"{label[:44]:<44} {result['median']:>7.1f} {result['p90']:>7.1f} "
-                  f"{result['cpu']:>6.1f} {result['queries']:>7} {'<' + str(target):>5} ms "
-                  f"{verdict}{note}", flush=True)  # fmt: skip
-        print(
-            "median and p90: wall time per request; cpu: this process's CPU time (the "
-            "Django side, without PostgreSQL's own time); all in ms"
-        )
-    print(f"\nload: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}")
+    measure(args, env)
 
 
 if __name__ == "__main__":

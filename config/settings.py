@@ -91,7 +91,9 @@ MIDDLEWARE = [
 # Views limited with django_ratelimit's @ratelimit(block=True) answer through this view: 429.
 RATELIMIT_VIEW = "config.views.ratelimited"
 
-ROOT_URLCONF = "config.urls"
+# BENCH_BARE_VIEW adds a trivial view at /bench/bare/, the reference of bench/pages_bench.py.
+BENCH_BARE_VIEW = env.boolean("BENCH_BARE_VIEW", False)
+ROOT_URLCONF = "config.bench_urls" if BENCH_BARE_VIEW else "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"
 
 TEMPLATES = [
@@ -247,7 +249,7 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "/static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = Path(env.string("STATIC_ROOT", str(BASE_DIR / "staticfiles")))
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},

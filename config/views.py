@@ -64,6 +64,11 @@ def _run_checks() -> dict[str, dict]:
     return report
 
 
+def bare(request: HttpRequest) -> HttpResponse:
+    """The least a page can cost behind the middleware (the benchmarks' reference)."""
+    return HttpResponse("ok", content_type="text/plain")
+
+
 @never_cache
 def healthz(request: HttpRequest) -> JsonResponse:
     """Report whether the database, the cache and the broker answer."""
