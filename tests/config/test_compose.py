@@ -228,6 +228,45 @@ def test_worker_consumes_every_celery_queue():
     assert set(queues.split(",")) == set(app.conf.task_queues)
 
 
+SCALED_SERVICES = ("web", "worker")  # docker compose up --scale web=2 --scale worker=3
+
+
+@pytest.mark.parametrize("name", SCALED_SERVICES)
+def test_scaled_service_has_no_fixed_name_and_no_host_port(name):
+    """Replicas each get a name of their own; two cannot bind the same host port."""
+    spec = service(name)
+    assert "container_name" not in spec, f"{name} replicas would share one container name"
+    assert not spec.get("ports"), f"{name} replicas would each publish the same host port"
+    assert "hostname" not in spec, f"{name} replicas would share one hostname"
+
+
+def test_worker_replicas_are_told_apart_by_celery():
+    """Each worker replica names itself after its container, so pings and tasks tell them apart."""
+    assert "-n" not in command_words("worker") or "%h" in command_text("worker")
+    assert "$$HOSTNAME" in healthcheck_text("worker")
+
+
+def test_replicas_share_the_uploaded_import_files():
+    """A part of an import runs on whichever worker takes it: they all read the same files."""
+    from django.conf import settings
+
+    mounts = {}
+    for name in ("web", "worker"):
+        mounts[name] = {
+            volume.split(":")[0]: volume.split(":")[1] for volume in service(name)["volumes"]
+        }
+    assert mounts["web"] == mounts["worker"]
+    assert mounts["worker"]["import-uploads"] == "/app/" + str(
+        settings.IMPORT_UPLOAD_DIR.relative_to(settings.BASE_DIR)
+    )
+
+
+def test_beat_runs_once():
+    """Two schedulers would send every periodic task twice: beat is never scaled."""
+    replicas = service("beat").get("deploy", {}).get("replicas", 1)
+    assert int(replicas) == 1
+
+
 def test_beat_runs_celery_beat_for_this_app():
     assert command_words("beat")[:4] == ["celery", "-A", "config", "beat"]
 
