@@ -6,6 +6,10 @@ from django.test import override_settings
 
 from config.celery import app as celery_app
 
+# The people tests talk about (owner, follower, stranger, staff...) and their builders.
+pytest_plugins = ["tests.people"]
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _fast_password_hasher():
     """Hash passwords with MD5: PBKDF2's rounds were most of the suite's CPU time.
