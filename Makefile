@@ -1,4 +1,5 @@
-# `make run` serves the embedded site; `make test` runs the whole suite.
+# `make run` serves the embedded site; `make test` runs the whole suite;
+# `make test-fast` runs it without the browser and page-checker tests.
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -6,7 +7,7 @@ PIP := $(VENV)/bin/pip
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test worker beat lint fmt migrate venv venv-dev checkers clean
+.PHONY: run test test-fast worker beat lint fmt migrate venv venv-dev checkers clean
 
 $(VENV)/.base: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -44,6 +45,9 @@ run: migrate
 
 test: venv-dev checkers
 	$(VENV)/bin/pytest $(PYTEST_ARGS)
+
+test-fast: venv-dev
+	$(VENV)/bin/pytest -m "not browser" $(PYTEST_ARGS)
 
 worker: venv
 	$(VENV)/bin/celery -A config worker -Q imports,compute --loglevel=info

@@ -20,7 +20,7 @@ from tests.config.main_pages import main_pages
 ROOT = Path(__file__).resolve().parents[2]
 VNU = ROOT / "node_modules" / "vnu-jar" / "build" / "dist" / "vnu.jar"
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.browser]  # `make test-fast` skips it
 
 
 def checker() -> list[str]:
