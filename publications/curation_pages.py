@@ -6,6 +6,7 @@ from django.apps import apps
 from django.db.models import Count, Prefetch, Q
 from django.urls import NoReverseMatch, reverse
 
+from publications import models
 from publications.identifiers import normalize_name
 from publications.models import AuditEvent, Author, Authorship, MergeCandidate, Work
 
@@ -213,3 +214,44 @@ def candidate_decision_event(candidate: MergeCandidate) -> AuditEvent | None:
             action__in=["author_merge", "work_merge"], data__candidate__id=candidate.pk
         ).first()
     return None
+
+
+# Import runs ------------------------------------------------------------------
+
+RUN_ACTIVE = {
+    models.ImportRun.Status.WAITING,
+    models.ImportRun.Status.QUEUED,
+    models.ImportRun.Status.RUNNING,
+}
+
+
+def progress_text(run) -> str:
+    """``12 / 40 (30%)``, or the count alone while the total is unknown.
+
+    A source's total is an estimate until the run has read it all, so what is done
+    never shows above it: past it, the count stands alone.
+    """
+    if run.total and run.total >= run.processed:
+        percent = min(100, round(100 * run.processed / run.total))
+        return f"{run.processed:,} / {run.total:,} ({percent}%)"
+    if run.status == models.ImportRun.Status.SUCCEEDED:
+        return f"{run.processed:,} / {run.processed:,} (100%)"
+    return f"{run.processed:,} read"
+
+
+def progress_state(run) -> dict:
+    percent = None
+    if run.status == models.ImportRun.Status.SUCCEEDED:
+        percent = 100
+    elif run.total and run.total >= run.processed:
+        percent = min(100, round(100 * run.processed / run.total))
+    return {
+        "status": run.status,
+        "status_label": run.get_status_display(),
+        "processed": run.processed,
+        "total": run.total,
+        "percent": percent,
+        "text": progress_text(run),
+        "counters": {k: v for k, v in (run.counters or {}).items() if isinstance(v, int)},
+        "finished": run.status not in RUN_ACTIVE,
+    }
