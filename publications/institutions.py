@@ -21,7 +21,7 @@ from django.db.models import Q
 from publications.ingest.authors_entity import ingest_institutions
 from publications.models import AuthorInstitution, Authorship, ImportRun, Institution
 from publications.records import MappingError
-from publications.sources import openalex
+from publications.sources.openalex import entities as openalex
 
 logger = logging.getLogger(__name__)
 

@@ -185,9 +185,9 @@ def _pager(run: ImportRun, part: Part) -> Callable[[object], Iterator[Page | Sou
     if run.kind == ImportRun.Kind.FILE:
         return lambda at: _file_pages(run.parameters["paths"], at, part)
     if run.source == Source.OPENALEX:
-        from publications.sources import openalex as module
+        from publications.sources.openalex import fetching as module
     else:
-        from publications.sources import arxiv as module
+        from publications.sources.arxiv import fetching as module
     return lambda at: module.pages(run.kind, run.parameters, cursor=at)
 
 
@@ -880,16 +880,17 @@ def _finish(run: ImportRun, status: str, error: str = "") -> None:
 
 
 def _mapper(entity: str):
-    from publications.sources import arxiv, openalex
+    from publications.sources.arxiv import mapping as arxiv
+    from publications.sources.openalex import entities, mapping
 
     return {
-        "work": openalex.map_work,
+        "work": mapping.map_work,
         "arxiv": arxiv.map_entry,
-        "author": openalex.map_author,
-        "institution": openalex.map_institution,
-        "topic": openalex.map_topic,
-        "concept": openalex.map_topic,
-        "venue": openalex.map_venue,
+        "author": entities.map_author,
+        "institution": entities.map_institution,
+        "topic": entities.map_topic,
+        "concept": entities.map_topic,
+        "venue": entities.map_venue,
     }.get(entity)
 
 

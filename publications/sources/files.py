@@ -39,7 +39,7 @@ import orjson
 import yaml
 
 from publications.records import Page, SourceError
-from publications.sources.openalex import source_error
+from publications.sources.openalex.fetching import source_error
 
 Item = Page | SourceError
 
@@ -365,10 +365,10 @@ def _atom(name: str, data: bytes) -> Iterator[Item]:
     if not re.search(rb"<(?:\w+:)?feed\b", head) or ATOM_NAMESPACE not in head:
         yield SourceError(f"{name}: XML but not an Atom feed", body=_preview(data))
         return
-    from publications.sources import arxiv  # written beside this module; imported when needed
+    from publications.sources.arxiv import feed  # written beside this module; imported when needed
 
     try:
-        feed = arxiv.parse_feed(data)
+        feed = feed.parse_feed(data)
     except SourceError as exc:
         yield _labelled(name, exc)
         return

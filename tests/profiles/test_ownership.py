@@ -13,8 +13,8 @@ from profiles.claims import ClaimError
 from profiles.models import Profile
 from publications.importing.pipeline import import_run_create, import_run_execute
 from publications.models import AuditEvent, Author, Authorship, ImportRun, LinkConstraint, Work
-from publications.sources import arxiv as arxiv_source
-from publications.sources import openalex as openalex_source
+from publications.sources.arxiv import fetching as arxiv_source
+from publications.sources.openalex import fetching as openalex_source
 from tests.factories import AuthorFactory, AuthorshipFactory, WorkFactory
 from tests.profiles.claim_people import holds, person
 

@@ -100,7 +100,7 @@ def test_a_run_that_ends_again_links_once(
     monkeypatch,
 ):
     """Not found when the run first failed; linked (once) after a retry that found it."""
-    from publications.sources import openalex as openalex_source
+    from publications.sources.openalex import fetching as openalex_source
 
     monkeypatch.setattr(openalex_source, "RETRY_BACKOFF", 0)
     redis_site.stop()

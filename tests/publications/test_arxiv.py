@@ -11,7 +11,8 @@ import responses
 from responses import matchers
 
 from publications.records import MappingError, SourceError
-from publications.sources import arxiv as source
+from publications.sources.arxiv import feed as atom
+from publications.sources.arxiv import fetching, mapping
 
 API = "https://export.arxiv.org/api/query"
 
@@ -21,15 +22,15 @@ def feed_bytes(real_fixtures, name: str) -> bytes:
 
 
 def only_entry(real_fixtures, name: str) -> dict:
-    (entry,) = source.parse_feed(feed_bytes(real_fixtures, name)).entries
+    (entry,) = atom.parse_feed(feed_bytes(real_fixtures, name)).entries
     return entry
 
 
 @pytest.fixture
 def fast(monkeypatch):
     """No courtesy delay and no retries: replays answer at once."""
-    monkeypatch.setattr(source, "DELAY_SECONDS", 0.0)
-    monkeypatch.setattr(source, "NUM_RETRIES", 0)
+    monkeypatch.setattr(fetching, "DELAY_SECONDS", 0.0)
+    monkeypatch.setattr(fetching, "NUM_RETRIES", 0)
 
 
 # --- parse_feed ------------------------------------------------------------------------------
@@ -41,21 +42,21 @@ def test_every_recorded_feed_parses(real_fixtures):
     for path in feeds:
         if "error" in path.name:
             continue
-        feed = source.parse_feed(path.read_bytes())
+        feed = atom.parse_feed(path.read_bytes())
         assert feed.total is not None and feed.per_page is not None, path.name
         json.dumps(feed.entries)  # stored as a JSON payload
         for entry in feed.entries:
             assert entry["arxiv_id"] and entry["title"] and entry["published"], path.name
-            record = source.map_entry(entry)
+            record = mapping.map_entry(entry)
             assert record.authors and record.topics, path.name
 
 
 def test_feed_header_legacy_and_current(real_fixtures):
-    legacy = source.parse_feed(
+    legacy = atom.parse_feed(
         feed_bytes(real_fixtures, "legacy-2016/query__au-del_maestro__2016-10.atom.xml")
     )
     assert (legacy.total, legacy.start, legacy.per_page, len(legacy.entries)) == (31, 0, 10, 10)
-    current = source.parse_feed(
+    current = atom.parse_feed(
         feed_bytes(real_fixtures, "query__all-testing__start-10__max-10__2026-04.atom.xml")
     )
     assert (current.total, current.start, current.per_page) == (214881, 10, 10)
@@ -113,13 +114,13 @@ def test_legacy_inline_namespaces_are_read(real_fixtures):
 def test_error_feed_raises_source_error(real_fixtures):
     data = feed_bytes(real_fixtures, "query__id_list-abc__http-400-error__2026-04.atom.xml")
     with pytest.raises(SourceError) as caught:
-        source.parse_feed(data)
+        atom.parse_feed(data)
     assert str(caught.value) == "arXiv refused the query: incorrect id format for abc"
     assert "incorrect_id_format_for_abc" in caught.value.body
 
 
 def test_empty_feed_has_no_entries(real_fixtures):
-    feed = source.parse_feed(
+    feed = atom.parse_feed(
         feed_bytes(real_fixtures, "query__id_list-0000.0000__empty__2026-04.atom.xml")
     )
     assert feed.entries == []
@@ -128,7 +129,7 @@ def test_empty_feed_has_no_entries(real_fixtures):
 
 def test_text_input_is_accepted(real_fixtures):
     data = feed_bytes(real_fixtures, "query__id_list-1605.08386__2026-04.atom.xml")
-    assert source.parse_feed(data.decode("utf-8")) == source.parse_feed(data)
+    assert atom.parse_feed(data.decode("utf-8")) == atom.parse_feed(data)
 
 
 @pytest.mark.parametrize(
@@ -137,14 +138,14 @@ def test_text_input_is_accepted(real_fixtures):
 )
 def test_malformed_input_is_not_an_atom_feed(data):
     with pytest.raises(SourceError, match="^not an Atom feed: "):
-        source.parse_feed(data)
+        atom.parse_feed(data)
 
 
 # --- map_entry -------------------------------------------------------------------------------
 
 
 def test_map_current_entry(real_fixtures):
-    record = source.map_entry(
+    record = mapping.map_entry(
         only_entry(real_fixtures, "query__id_list-1605.08386__2026-04.atom.xml")
     )
     assert (record.source, record.external_id, record.arxiv_id) == (
@@ -177,7 +178,7 @@ def test_map_current_entry(real_fixtures):
 
 
 def test_map_legacy_checkerboard_entry(real_fixtures):
-    record = source.map_entry(
+    record = mapping.map_entry(
         only_entry(
             real_fixtures,
             "legacy-2016/query__au-del_maestro_AND_ti-checkerboard__2016-10.atom.xml",
@@ -209,7 +210,7 @@ def test_map_legacy_checkerboard_entry(real_fixtures):
 
 
 def test_map_old_style_id_with_affiliations(real_fixtures):
-    record = source.map_entry(
+    record = mapping.map_entry(
         only_entry(real_fixtures, "query__id_list-astro-ph_0601001__2026-05.atom.xml")
     )
     assert record.external_id == "astro-ph/0601001"
@@ -229,7 +230,7 @@ def test_map_old_style_id_with_affiliations(real_fixtures):
 
 
 def test_map_2019_inline_namespaced_affiliations(real_fixtures):
-    record = source.map_entry(
+    record = mapping.map_entry(
         only_entry(real_fixtures, "legacy-2019/query__id_list-astro-ph_9812133__2019-01.atom.xml")
     )
     assert record.external_id == "astro-ph/9812133"
@@ -254,22 +255,22 @@ def test_all_categories_in_recordings_have_names(real_fixtures):
     for path in (real_fixtures / "arxiv").rglob("*.atom.xml"):
         if "error" in path.name:
             continue
-        for entry in source.parse_feed(path.read_bytes()).entries:
-            unnamed |= {c for c in entry["categories"] if source.category_name(c) == c}
+        for entry in atom.parse_feed(path.read_bytes()).entries:
+            unnamed |= {c for c in entry["categories"] if mapping.category_name(c) == c}
     assert unnamed == set()
 
 
 def test_unknown_category_falls_back_to_code():
-    assert source.category_name("cs.LG") == "Machine Learning"
-    assert source.category_name("xx.YY") == "xx.YY"
+    assert mapping.category_name("cs.LG") == "Machine Learning"
+    assert mapping.category_name("xx.YY") == "xx.YY"
 
 
 def test_code_link_from_comment_in_recording(real_fixtures):
-    feed = source.parse_feed(
+    feed = atom.parse_feed(
         feed_bytes(real_fixtures, "query__all-testing__start-0__max-100__2026-04.atom.xml")
     )
     (entry,) = [e for e in feed.entries if e["arxiv_id"] == "1706.00679"]
-    record = source.map_entry(entry)
+    record = mapping.map_entry(entry)
     assert record.code_url == "https://github.com/ydecastro/super-resolution-testing"
 
 
@@ -294,15 +295,15 @@ def test_code_link_from_comment_in_recording(real_fixtures):
     ],
 )
 def test_extract_code_url(text, expected):
-    assert source.extract_code_url(text) == expected
+    assert mapping.extract_code_url(text) == expected
 
 
 def test_code_link_prefers_comment_over_abstract(real_fixtures):
     entry = only_entry(real_fixtures, "query__id_list-1605.08386__2026-04.atom.xml")
     entry["summary"] += " Code: https://github.com/from/abstract."
-    assert source.map_entry(entry).code_url == "https://github.com/from/abstract"
+    assert mapping.map_entry(entry).code_url == "https://github.com/from/abstract"
     entry["comment"] = "20 pages; code at https://gitlab.com/from/comment"
-    assert source.map_entry(entry).code_url == "https://gitlab.com/from/comment"
+    assert mapping.map_entry(entry).code_url == "https://gitlab.com/from/comment"
 
 
 @pytest.mark.parametrize(
@@ -317,7 +318,7 @@ def test_mapping_errors(real_fixtures, change, message):
     entry = only_entry(real_fixtures, "query__id_list-1605.08386__2026-04.atom.xml")
     entry.update(change)
     with pytest.raises(MappingError, match=message):
-        source.map_entry(entry)
+        mapping.map_entry(entry)
 
 
 def test_paragraph_breaks_survive_in_abstract():
@@ -326,7 +327,7 @@ def test_paragraph_breaks_survive_in_abstract():
         "title": "T",
         "summary": "  First line\nwraps here.\n  Second paragraph\nwraps too.\n",
     }
-    record = source.map_entry(entry)
+    record = mapping.map_entry(entry)
     assert record.abstract == "First line wraps here.\n\nSecond paragraph wraps too."
     assert record.external_id == "2101.00001"
 
@@ -335,22 +336,22 @@ def test_paragraph_breaks_survive_in_abstract():
 
 
 def test_client_settings(fast):
-    client = source.client()
+    client = fetching.client()
     assert (client.page_size, client.delay_seconds, client.num_retries) == (100, 0.0, 0)
 
 
 def test_build_search_for_each_kind():
-    category = source.build_search(
+    category = fetching.build_search(
         "category", {"category": "cs.LG", "from": "2024-01-01", "to": "2024-01-31"}
     )
     assert category.query == "cat:cs.LG AND submittedDate:[202401010000 TO 202401312359]"
     assert category.sort_by.value == "submittedDate"
-    assert source.build_search("ids", {"ids": ["1605.08386", " "]}).id_list == ["1605.08386"]
-    assert source.build_search("query", {"query": "au:del_maestro"}).query == "au:del_maestro"
+    assert fetching.build_search("ids", {"ids": ["1605.08386", " "]}).id_list == ["1605.08386"]
+    assert fetching.build_search("query", {"query": "au:del_maestro"}).query == "au:del_maestro"
     with pytest.raises(ValueError, match="YYYY-MM-DD"):
-        source.build_search("category", {"category": "cs.LG", "from": "2024-01-01"})
+        fetching.build_search("category", {"category": "cs.LG", "from": "2024-01-01"})
     with pytest.raises(ValueError, match="unknown arXiv import kind"):
-        source.build_search("author", {})
+        fetching.build_search("author", {})
 
 
 @responses.activate
@@ -361,9 +362,9 @@ def test_ids_page_matches_parse_feed(real_fixtures, fast):
         body=data,
         match=[matchers.query_param_matcher({"id_list": "1605.08386"}, strict_match=False)],
     )
-    (page,) = list(source.pages("ids", {"ids": ["1605.08386"]}))
+    (page,) = list(fetching.pages("ids", {"ids": ["1605.08386"]}))
     assert page.entity == "arxiv"
-    assert page.payloads == source.parse_feed(data).entries
+    assert page.payloads == atom.parse_feed(data).entries
     assert (page.next_cursor, page.total) == (None, 1)
 
 
@@ -371,8 +372,8 @@ def test_ids_page_matches_parse_feed(real_fixtures, fast):
 def test_full_page_with_affiliations_and_dois_matches_parse_feed(real_fixtures, fast):
     data = feed_bytes(real_fixtures, "query__all-testing__start-0__max-100__2026-04.atom.xml")
     responses.get(API, body=data)
-    page = next(source.pages("query", {"query": "all:testing"}))
-    assert page.payloads == source.parse_feed(data).entries
+    page = next(fetching.pages("query", {"query": "all:testing"}))
+    assert page.payloads == atom.parse_feed(data).entries
     assert len(page.payloads) == 100
     assert (page.next_cursor, page.total) == (100, 214881)
     assert len(responses.calls) == 1  # the next page is not fetched until it is asked for
@@ -380,7 +381,7 @@ def test_full_page_with_affiliations_and_dois_matches_parse_feed(real_fixtures, 
 
 @responses.activate
 def test_resuming_with_cursor_skips_what_was_yielded(real_fixtures, fast, monkeypatch):
-    monkeypatch.setattr(source, "PAGE_SIZE", 10)
+    monkeypatch.setattr(fetching, "PAGE_SIZE", 10)
     for start in (0, 10):
         responses.get(
             API,
@@ -394,9 +395,9 @@ def test_resuming_with_cursor_skips_what_was_yielded(real_fixtures, fast, monkey
                 )
             ],
         )
-    first = next(source.pages("query", {"query": "all:testing"}))
+    first = next(fetching.pages("query", {"query": "all:testing"}))
     assert first.next_cursor == 10
-    resumed = next(source.pages("query", {"query": "all:testing"}, cursor=first.next_cursor))
+    resumed = next(fetching.pages("query", {"query": "all:testing"}, cursor=first.next_cursor))
     assert resumed.next_cursor == 20
     assert [c.request.params["start"] for c in responses.calls] == ["0", "10"]
     first_ids = {p["arxiv_id"] for p in first.payloads}
@@ -409,17 +410,17 @@ def test_resuming_with_cursor_skips_what_was_yielded(real_fixtures, fast, monkey
 def test_empty_result_is_one_last_page(real_fixtures, fast):
     data = feed_bytes(real_fixtures, "query__id_list-0000.0000__empty__2026-04.atom.xml")
     responses.get(API, body=data)
-    (page,) = list(source.pages("ids", {"ids": ["0000.0000"]}))
+    (page,) = list(fetching.pages("ids", {"ids": ["0000.0000"]}))
     assert (page.payloads, page.next_cursor, page.total) == ([], None, 0)
 
 
 @responses.activate
 def test_http_400_becomes_source_error_without_retries(real_fixtures, monkeypatch):
-    monkeypatch.setattr(source, "DELAY_SECONDS", 0.0)
+    monkeypatch.setattr(fetching, "DELAY_SECONDS", 0.0)
     data = feed_bytes(real_fixtures, "query__id_list-abc__http-400-error__2026-04.atom.xml")
     responses.get(API, body=data, status=400)
     with pytest.raises(SourceError) as caught:
-        list(source.pages("ids", {"ids": ["abc"]}))
+        list(fetching.pages("ids", {"ids": ["abc"]}))
     assert str(caught.value) == "arXiv refused the query: incorrect id format for abc (HTTP 400)"
     assert caught.value.status == 400
     assert "incorrect id format" in caught.value.body
@@ -428,11 +429,11 @@ def test_http_400_becomes_source_error_without_retries(real_fixtures, monkeypatc
 
 @responses.activate
 def test_server_error_is_retried_then_source_error(monkeypatch):
-    monkeypatch.setattr(source, "DELAY_SECONDS", 0.0)
-    monkeypatch.setattr(source, "NUM_RETRIES", 2)
+    monkeypatch.setattr(fetching, "DELAY_SECONDS", 0.0)
+    monkeypatch.setattr(fetching, "NUM_RETRIES", 2)
     responses.get(API, body="<html>Service Unavailable</html>", status=503)
     with pytest.raises(SourceError, match="HTTP 503 after 3 tries") as caught:
-        list(source.pages("query", {"query": "all:testing"}))
+        list(fetching.pages("query", {"query": "all:testing"}))
     assert caught.value.status == 503
     assert "Service Unavailable" in caught.value.body
     assert len(responses.calls) == 3
@@ -442,7 +443,7 @@ def test_server_error_is_retried_then_source_error(monkeypatch):
 def test_connection_failure_becomes_source_error(fast):
     responses.get(API, body=requests.ConnectionError("name resolution failed"))
     with pytest.raises(SourceError, match="could not be reached"):
-        list(source.pages("query", {"query": "all:testing"}))
+        list(fetching.pages("query", {"query": "all:testing"}))
 
 
 def test_result_to_payload_reads_author_affiliations():
@@ -457,7 +458,7 @@ def test_result_to_payload_reads_author_affiliations():
         comment=None,
         doi=None,
     )
-    payload = source.result_to_payload(result)
+    payload = atom.result_to_payload(result)
     assert payload["arxiv_id"] == "astro-ph/0601001"
     assert payload["title"] == "A title"
     assert payload["authors"] == [

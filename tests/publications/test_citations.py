@@ -16,7 +16,7 @@ from django.core.management import call_command
 
 from publications.importing.pipeline import import_run_create, import_run_execute
 from publications.models import AuthorMetrics, Citation, Work
-from publications.sources.openalex import map_work
+from publications.sources.openalex.mapping import map_work
 
 pytestmark = pytest.mark.django_db
 

@@ -22,7 +22,7 @@ from publications.models import (
     Work,
 )
 from publications.records import MappingError
-from publications.sources import openalex
+from publications.sources.openalex import mapping as openalex
 from tests.factories import (
     AuthorFactory,
     AuthorshipFactory,

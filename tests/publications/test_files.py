@@ -2,7 +2,6 @@
 
 import base64
 import gzip
-import importlib.util
 import json
 
 import pytest
@@ -10,17 +9,9 @@ import yaml
 
 from publications.records import MappingError, Page, SourceError
 from publications.sources.files import describe_request, read_file
-from publications.sources.openalex import map_work
+from publications.sources.openalex.mapping import map_work
 
 READABLE = {".json", ".jsonl", ".xml", ".yml", ".yaml", ".gz"}
-
-
-def has_parse_feed():
-    if importlib.util.find_spec("publications.sources.arxiv") is None:
-        return False
-    from publications.sources import arxiv
-
-    return hasattr(arxiv, "parse_feed")
 
 
 def items(path):
@@ -42,12 +33,9 @@ def cassette(real_fixtures, name):
 
 
 def test_every_recorded_file_reads_into_pages_or_source_errors(real_fixtures):
-    atom_ok = has_parse_feed()
     files = [p for p in sorted(real_fixtures.rglob("*")) if p.suffix in READABLE]
     assert len(files) >= 30
     for path in files:
-        if path.suffix == ".xml" and not atom_ok:
-            continue  # publications.sources.arxiv.parse_feed not written yet
         found = items(path)
         assert found, path
         assert all(isinstance(item, Page | SourceError) for item in found), path
@@ -182,8 +170,6 @@ def test_selected_fields_without_id_are_kept_for_the_mapper_to_reject(real_fixtu
 
 
 def test_atom_feeds_go_through_arxiv_parse_feed(real_fixtures):
-    if not has_parse_feed():
-        pytest.skip("publications.sources.arxiv.parse_feed is not written yet")
     page = only(real_fixtures / "arxiv" / "query__all-testing__start-0__max-10__2026-04.atom.xml")
     error = only(real_fixtures / "arxiv" / "query__id_list-abc__http-400-error__2026-04.atom.xml")
 

@@ -18,7 +18,8 @@ from publications.models import (
     Work,
 )
 from publications.selectors import work_for_page, work_page
-from publications.sources import arxiv, openalex
+from publications.sources.arxiv import mapping as arxiv
+from publications.sources.openalex import mapping as openalex
 from tests.factories import AuthorFactory, AuthorshipFactory, UserFactory
 from tests.profiles.claim_people import holds, person
 

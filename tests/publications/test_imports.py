@@ -19,7 +19,7 @@ from publications.models import (
     Work,
     WorkTopic,
 )
-from publications.sources import openalex
+from publications.sources.openalex import fetching as openalex
 from tests.publications.doubles import fails_on_call
 
 pytestmark = pytest.mark.django_db

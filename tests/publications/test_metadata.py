@@ -20,7 +20,7 @@ from django.core.management import call_command
 from config.sitemaps import ResearcherSitemap, WorkSitemap
 from publications.importing.pipeline import import_run_create, import_run_execute
 from publications.models import Author, Work
-from publications.sources.openalex import map_work
+from publications.sources.openalex.mapping import map_work
 from tests.factories import AuthorFactory, AuthorshipFactory, VenueFactory, WorkFactory
 from tests.hostile import SCRIPT, good_works, write_hostile_snapshot
 

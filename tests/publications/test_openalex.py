@@ -14,18 +14,15 @@ from responses import matchers
 from responses.registries import OrderedRegistry
 
 from publications.records import MappingError, SourceError
-from publications.sources import openalex
-from publications.sources.openalex import (
-    decode_abstract,
+from publications.sources.openalex import fetching
+from publications.sources.openalex.entities import (
     map_author,
     map_institution,
     map_topic,
     map_venue,
-    map_work,
-    pages,
-    search_authors,
-    work_type,
 )
+from publications.sources.openalex.fetching import pages, search_authors
+from publications.sources.openalex.mapping import decode_abstract, map_work, work_type
 
 API = "https://api.openalex.org"
 CITED_BY = (
@@ -401,7 +398,7 @@ def test_map_author_rejects_other_entities(real_fixtures):
 def quick(monkeypatch, settings):
     settings.OPENALEX_EMAIL = "team@example.org"
     settings.OPENALEX_API_KEY = ""
-    monkeypatch.setattr(openalex, "RETRY_BACKOFF", 0)
+    monkeypatch.setattr(fetching, "RETRY_BACKOFF", 0)
 
 
 def works_params(filter_value, cursor="*", per_page=200):
@@ -435,7 +432,7 @@ def test_retries_429_and_503_then_returns_the_page(real_fixtures, quick):
 
 
 def test_exhausted_retries_become_source_error(quick, monkeypatch):
-    monkeypatch.setattr(openalex, "MAX_RETRIES", 1)
+    monkeypatch.setattr(fetching, "MAX_RETRIES", 1)
     with responses.RequestsMock() as mock:
         mock.get(f"{API}/works", status=503)
 
@@ -485,7 +482,7 @@ def test_404_html_becomes_source_error(real_fixtures, quick):
 
 
 def test_cursor_paging_resumes_at_the_saved_cursor(real_fixtures, quick, monkeypatch):
-    monkeypatch.setattr(openalex, "PER_PAGE", 5)
+    monkeypatch.setattr(fetching, "PER_PAGE", 5)
     works = load(real_fixtures, AUTHOR_WORKS)
     first, second = works["results"][:5], works["results"][5:]
     filter_value = "author.id:A5017898742"
@@ -665,9 +662,7 @@ def test_mapping_never_changes_the_payload(real_fixtures):
     checked = 0
     for path in sorted((real_fixtures / "openalex").rglob("*.json*")):
         for page in read_file(path):
-            mapper = {"work": map_work, "author": openalex.map_author}.get(
-                getattr(page, "entity", None)
-            )
+            mapper = {"work": map_work, "author": map_author}.get(getattr(page, "entity", None))
             for payload in getattr(page, "payloads", []) if mapper else []:
                 before = copy.deepcopy(payload)
                 with contextlib.suppress(MappingError):
@@ -678,7 +673,7 @@ def test_mapping_never_changes_the_payload(real_fixtures):
 
 
 def test_works_with_the_same_topic_hierarchy_share_its_refs_and_odd_values_still_map():
-    from publications.sources.openalex import map_work
+    from publications.sources.openalex.mapping import map_work
 
     topic = {
         "id": "https://openalex.org/T10102",

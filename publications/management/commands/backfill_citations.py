@@ -16,7 +16,7 @@ from publications import metrics
 from publications.ingest.citations import write_citations
 from publications.models import Authorship, Source, SourceRecord
 from publications.records import WorkRecord
-from publications.sources.openalex import referenced_works
+from publications.sources.openalex.mapping import referenced_works
 
 BATCH = 1000
 

@@ -13,7 +13,7 @@ from django.core.management.base import BaseCommand
 from django.db import transaction
 
 from publications.models import Source, SourceRecord, Work
-from publications.sources import openalex
+from publications.sources.openalex import mapping as openalex
 from publications.text import kept_url
 
 BATCH = 1000

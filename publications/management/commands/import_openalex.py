@@ -35,7 +35,7 @@ class Command(ImportCommand):
         self.run_import(source=Source.OPENALEX, kind=kind, parameters=parameters)
 
     def list_candidates(self, name: str) -> None:
-        from publications.sources.openalex import search_authors
+        from publications.sources.openalex.fetching import search_authors
 
         for candidate in search_authors(name):
             topics = ", ".join(candidate.get("topics") or []) or "no topics"
