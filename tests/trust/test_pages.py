@@ -68,10 +68,16 @@ def test_snapshot_takes_one_query_when_the_score_was_selected_with_the_author(
         render_snapshot(loaded)
 
 
-def test_snapshot_history_draws_a_line_once_the_score_changed():
+def test_snapshot_history_draws_a_line_once_the_score_changed(staff):
     author = scored()
-    Claim.objects.create(user=UserFactory(), author=author, method="evidence", status="approved",
-                         reviewer=UserFactory(is_staff=True), decided_at=timezone.now())  # fmt: skip
+    Claim.objects.create(
+        user=UserFactory(),
+        author=author,
+        method="evidence",
+        status="approved",
+        reviewer=staff,
+        decided_at=timezone.now(),
+    )
     services.trust_scores_recompute(author_ids=[author.pk], reason="claim changed")
     html = render_snapshot(Author.objects.get(pk=author.pk))
     assert "<polyline" in html
@@ -90,8 +96,9 @@ def test_unscored_author_says_not_computed_yet(django_assert_max_num_queries):
 
 def test_imported_text_in_evidence_is_escaped():
     author = AuthorFactory(display_name="<script>alert(1)</script>")
-    AuthorshipFactory(author=author, work=WorkFactory(title="<img src=x onerror=alert(1)>",
-                                                        is_retracted=True))  # fmt: skip
+    AuthorshipFactory(
+        author=author, work=WorkFactory(title="<img src=x onerror=alert(1)>", is_retracted=True)
+    )
     services.trust_scores_recompute(author_ids=[author.pk])
     html = render_snapshot(Author.objects.get(pk=author.pk))
     assert "<img src=x" not in html and "&lt;img src=x" in html

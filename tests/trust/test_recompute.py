@@ -18,12 +18,11 @@ from tests.factories import (
     VenueFactory,
     WorkFactory,
 )
+from tests.people import ORCID
 from trust import selectors, services, tasks
 from trust.models import TrustScore, TrustScoreHistory
 
 pytestmark = pytest.mark.django_db
-
-ORCID = "0000-0002-1825-0097"
 
 
 def item(author, key: str) -> dict:
@@ -80,8 +79,14 @@ def test_signals_read_every_kind_of_evidence():
     Claim.objects.create(user=UserFactory(), author=coauthor, method="orcid", status="approved")
     Claim.objects.create(user=UserFactory(), author=author, method="evidence", status="disputed")
     reported = WorkFactory(title="Not theirs")
-    Report.objects.create(reporter=follower, kind="misattribution", author=author, work=reported,
-                          reason="wrong person", status="upheld")  # fmt: skip
+    Report.objects.create(
+        reporter=follower,
+        kind="misattribution",
+        author=author,
+        work=reported,
+        reason="wrong person",
+        status="upheld",
+    )
 
     s = selectors.author_signals(author.pk)
 
@@ -118,8 +123,12 @@ def test_recompute_stores_the_score_and_keeps_history_only_on_change():
     stored = TrustScore.objects.get(author=author)
     assert stored.level == 1 and stored.claim_status == "Unclaimed author"
     assert [g["key"] for g in stored.components] == [
-        "identity", "record", "community", "activity", "penalties",
-    ]  # fmt: skip
+        "identity",
+        "record",
+        "community",
+        "activity",
+        "penalties",
+    ]
     again = services.trust_scores_recompute(author_ids=[author.pk], reason="test")
     assert (again.computed, again.changed) == (1, 0)
     assert TrustScoreHistory.objects.filter(author=author).count() == 1
@@ -183,9 +192,13 @@ def test_approving_an_orcid_claim_raises_the_level_to_l3_and_withdrawing_brings_
     assert before.level == 2
 
     claim = Claim.objects.create(
-        user=UserFactory(), author=author, method=Claim.Method.ORCID, verified_orcid=ORCID,
-        status=Claim.Status.APPROVED, decided_at=timezone.now(),
-    )  # fmt: skip
+        user=UserFactory(),
+        author=author,
+        method=Claim.Method.ORCID,
+        verified_orcid=ORCID,
+        status=Claim.Status.APPROVED,
+        decided_at=timezone.now(),
+    )
     announce_claim(claim)
 
     claimed = TrustScore.objects.get(author=author)
@@ -203,25 +216,28 @@ def test_approving_an_orcid_claim_raises_the_level_to_l3_and_withdrawing_brings_
 
     after = TrustScore.objects.get(author=author)
     assert (after.score, after.level, after.claim_status) == (
-        before.score, 2, "Unclaimed author",
-    )  # fmt: skip
+        before.score,
+        2,
+        "Unclaimed author",
+    )
     assert TrustScoreHistory.objects.filter(author=author).count() == 3
 
 
 def test_staff_reviewed_claim_through_the_claims_service_gives_l4(
-    django_capture_on_commit_callbacks,
+    django_capture_on_commit_callbacks, staff
 ):
     author = record()
     services.trust_scores_recompute(author_ids=[author.pk], reason="import")
     before = TrustScore.objects.get(author=author)
     claimant = UserFactory()
-    staff = UserFactory(is_staff=True)
     with django_capture_on_commit_callbacks(execute=True):
         claim = claims.claim_create(
-            user=claimant, author=author, method="evidence",
+            user=claimant,
+            author=author,
+            method="evidence",
             evidence="My staff page lists these papers under my name.",
             links=["https://example.edu/staff/ada"],
-        )  # fmt: skip
+        )
     assert TrustScore.objects.get(author=author).level == 1  # pending earns nothing
     with django_capture_on_commit_callbacks(execute=True):
         claims.claim_approve(claim=claim, actor=staff, note="Matches the staff page.")
@@ -245,8 +261,9 @@ def test_a_claim_also_rescores_the_co_authors():
     author, coauthor = record(), record()
     AuthorshipFactory(work=author.works.first(), author=coauthor, position=1)
     services.trust_scores_recompute(author_ids=[author.pk, coauthor.pk])
-    claim = Claim.objects.create(user=UserFactory(), author=author, method="email",
-                                 status="approved")  # fmt: skip
+    claim = Claim.objects.create(
+        user=UserFactory(), author=author, method="email", status="approved"
+    )
     announce_claim(claim)
     assert item(coauthor, "claimed_collaborators")["points"] == 1
     assert item(coauthor, "claimed_collaborators")["links"][0]["url"] == author.get_absolute_url()
@@ -256,8 +273,9 @@ def test_disputes_cost_points():
     author = record()
     services.trust_scores_recompute(author_ids=[author.pk])
     before = TrustScore.objects.get(author=author).score
-    claim = Claim.objects.create(user=UserFactory(), author=author, method="evidence",
-                                 status="disputed")  # fmt: skip
+    claim = Claim.objects.create(
+        user=UserFactory(), author=author, method="evidence", status="disputed"
+    )
     announce_claim(claim)
     assert TrustScore.objects.get(author=author).score == before - 5
     assert TrustScore.objects.get(author=author).claim_status == "Claim disputed"
@@ -280,9 +298,14 @@ def test_upheld_misattribution_report_costs_points_and_links_the_work():
     before = TrustScore.objects.get(author=author).score
     work = author.works.first()
     Report.objects.create(
-        reporter=UserFactory(), kind="misattribution", author=author, work=work,
-        reason="not theirs", status="upheld", handled_at=timezone.now(),
-    )  # fmt: skip
+        reporter=UserFactory(),
+        kind="misattribution",
+        author=author,
+        work=work,
+        reason="not theirs",
+        status="upheld",
+        handled_at=timezone.now(),
+    )
     report_upheld.send(sender=Report, author_id=author.pk)
     assert TrustScore.objects.get(author=author).score == before - 4
     assert item(author, "misattributions")["links"][0]["url"] == work.get_absolute_url()
@@ -334,7 +357,7 @@ def test_history_is_read_oldest_first_and_limited():
     TrustScoreHistory.objects.bulk_create(
         TrustScoreHistory(
             author=author, score=n, tier="emerging", level=1, computed_at=now + timedelta(minutes=n)
-        )  # fmt: skip
+        )
         for n in range(40)
     )
     points = selectors.history(author.pk)

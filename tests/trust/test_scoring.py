@@ -134,9 +134,15 @@ def test_affiliation_imported():
 
 def test_identity_is_capped_at_forty():
     full = replace(
-        BARE, openalex_id="A1", orcid="0000-0002-1825-0097", claim_status="approved",
-        claim_method="evidence", claim_reviewed=True, cross_source_works=10, affiliation="U",
-    )  # fmt: skip
+        BARE,
+        openalex_id="A1",
+        orcid="0000-0002-1825-0097",
+        claim_status="approved",
+        claim_method="evidence",
+        claim_reviewed=True,
+        cross_source_works=10,
+        affiliation="U",
+    )
     assert group(scoring.score(full), "identity").points == 40
 
 
@@ -245,10 +251,20 @@ def test_recent_work_one_point_each_up_to_six():
 # Penalties -------------------------------------------------------------------------------
 
 STRONG = Signals(
-    openalex_id="A1", orcid="0000-0002-1825-0097", claim_status="approved", claim_method="orcid",
-    affiliation="U", works=60, venues=20, citations=3000, followers=20, first_year=2005,
-    last_year=2026, recent_works=4, this_year=2026,
-)  # fmt: skip
+    openalex_id="A1",
+    orcid="0000-0002-1825-0097",
+    claim_status="approved",
+    claim_method="orcid",
+    affiliation="U",
+    works=60,
+    venues=20,
+    citations=3000,
+    followers=20,
+    first_year=2005,
+    last_year=2026,
+    recent_works=4,
+    this_year=2026,
+)
 
 
 @pytest.mark.parametrize(
@@ -292,9 +308,17 @@ def test_score_never_goes_below_zero():
 
 @pytest.mark.parametrize(
     ("score", "tier"),
-    [(0, "emerging"), (29, "emerging"), (30, "established"), (59, "established"),
-     (60, "trusted"), (79, "trusted"), (80, "exemplary"), (100, "exemplary")],
-)  # fmt: skip
+    [
+        (0, "emerging"),
+        (29, "emerging"),
+        (30, "established"),
+        (59, "established"),
+        (60, "trusted"),
+        (79, "trusted"),
+        (80, "exemplary"),
+        (100, "exemplary"),
+    ],
+)
 def test_tier_edges(score, tier):
     assert scoring.tier_for(score) == tier
 
@@ -314,9 +338,15 @@ def _scoring_exactly(target: int) -> Signals:
 
 @pytest.mark.parametrize(
     ("target", "tier"),
-    [(29, "emerging"), (30, "established"), (59, "established"), (60, "trusted"),
-     (79, "trusted"), (80, "exemplary")],
-)  # fmt: skip
+    [
+        (29, "emerging"),
+        (30, "established"),
+        (59, "established"),
+        (60, "trusted"),
+        (79, "trusted"),
+        (80, "exemplary"),
+    ],
+)
 def test_tier_edges_through_the_whole_score(target, tier):
     result = scoring.score(_scoring_exactly(target))
     assert result.score == target
@@ -356,9 +386,11 @@ def test_components_are_stored_small_and_expanded_from_the_weights_table():
     stored = result.components_json()
     assert json.loads(json.dumps(stored)) == stored
     assert stored[-1]["items"][0] == {
-        "key": "retracted", "points": -10, "evidence": "1 retracted work.",
+        "key": "retracted",
+        "points": -10,
+        "evidence": "1 retracted work.",
         "links": [{"label": "x", "url": "/works/1-x/"}],
-    }  # fmt: skip
+    }
     expanded = scoring.expand_components(stored)
     assert [g["label"] for g in expanded] == [c.label for c in scoring.COMPONENTS]
     assert [g["maximum"] for g in expanded] == [40, 35, 12, 13, 0]
@@ -367,8 +399,15 @@ def test_components_are_stored_small_and_expanded_from_the_weights_table():
     assert (claim["label"], claim["maximum"], claim["points"]) == ("Claim", 20, 16)
     assert claim["links"] == []
     # An item whose weight was since removed still shows, under its key.
-    old = scoring.expand_components([{"key": "record", "points": 2, "items": [
-        {"key": "gone", "points": 2, "evidence": "An old item."}]}])  # fmt: skip
+    old = scoring.expand_components(
+        [
+            {
+                "key": "record",
+                "points": 2,
+                "items": [{"key": "gone", "points": 2, "evidence": "An old item."}],
+            }
+        ]
+    )
     assert old[0]["items"][0]["label"] == "gone"
 
 
@@ -377,10 +416,16 @@ def test_components_are_stored_small_and_expanded_from_the_weights_table():
 counts = st.integers(min_value=0, max_value=200_000)
 small = st.integers(min_value=0, max_value=50)
 claims = st.sampled_from(
-    [("", "", False), ("pending", "", False), ("disputed", "", False),
-     ("approved", "email", False), ("approved", "orcid", False),
-     ("approved", "evidence", True), ("approved", "orcid", True)]
-)  # fmt: skip
+    [
+        ("", "", False),
+        ("pending", "", False),
+        ("disputed", "", False),
+        ("approved", "email", False),
+        ("approved", "orcid", False),
+        ("approved", "evidence", True),
+        ("approved", "orcid", True),
+    ]
+)
 
 
 def claim_rank(status: str, method: str, reviewed: bool) -> int:
@@ -398,14 +443,25 @@ def signals(draw):
     return Signals(
         openalex_id=draw(st.sampled_from(["", "A5023888391"])),
         orcid=draw(st.sampled_from(["", "0000-0002-1825-0097"])),
-        claim_status=claim_status, claim_method=method, claim_reviewed=reviewed,
+        claim_status=claim_status,
+        claim_method=method,
+        claim_reviewed=reviewed,
         claim_orcid_matches=draw(st.booleans()),
-        cross_source_works=draw(small), affiliation=draw(st.sampled_from(["", "U"])),
-        works=draw(counts), venues=draw(counts), citations=draw(st.none() | counts),
-        followers=draw(counts), claimed_collaborators=draw(small),
-        first_year=first, last_year=last, recent_works=draw(small), this_year=2026,
-        retracted=draw(small), disputes=draw(small), misattributions=draw(small),
-    )  # fmt: skip
+        cross_source_works=draw(small),
+        affiliation=draw(st.sampled_from(["", "U"])),
+        works=draw(counts),
+        venues=draw(counts),
+        citations=draw(st.none() | counts),
+        followers=draw(counts),
+        claimed_collaborators=draw(small),
+        first_year=first,
+        last_year=last,
+        recent_works=draw(small),
+        this_year=2026,
+        retracted=draw(small),
+        disputes=draw(small),
+        misattributions=draw(small),
+    )
 
 
 @st.composite
@@ -432,15 +488,21 @@ def more_positive_evidence(draw, base: Signals):
         base,
         openalex_id=base.openalex_id or draw(st.sampled_from(["", "A1"])),
         orcid=base.orcid or draw(st.sampled_from(["", "0000-0002-1825-0097"])),
-        claim_status=claim_status, claim_method=method, claim_reviewed=reviewed,
+        claim_status=claim_status,
+        claim_method=method,
+        claim_reviewed=reviewed,
         claim_orcid_matches=base.claim_orcid_matches or draw(st.booleans()),
         cross_source_works=base.cross_source_works + draw(small),
         affiliation=base.affiliation or draw(st.sampled_from(["", "U"])),
-        works=base.works + draw(counts), venues=base.venues + draw(counts), citations=citations,
+        works=base.works + draw(counts),
+        venues=base.venues + draw(counts),
+        citations=citations,
         followers=base.followers + draw(counts),
         claimed_collaborators=base.claimed_collaborators + draw(small),
-        first_year=first, last_year=last, recent_works=base.recent_works + draw(small),
-    )  # fmt: skip
+        first_year=first,
+        last_year=last,
+        recent_works=base.recent_works + draw(small),
+    )
 
 
 @settings(max_examples=400, deadline=None)
