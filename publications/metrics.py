@@ -15,6 +15,7 @@ from django.db.models import Count
 from django.utils import timezone
 from django.utils.text import slugify
 
+from publications import pagecache
 from publications.models import (
     Author,
     AuthorInstitution,
@@ -77,9 +78,7 @@ def ai_score(works: Iterable[WorkFacts], *, this_year: int) -> float | None:
 def _load_works(author_ids) -> tuple[dict[int, set[int]], dict[int, WorkFacts]]:
     by_author: dict[int, set[int]] = defaultdict(set)
     works: dict[int, WorkFacts] = {}
-    rows = Authorship.objects.filter(
-        author_id__in=author_ids, work__merged_into__isnull=True
-    ).values_list(
+    rows = Authorship.objects.of_visible_works().filter(author_id__in=author_ids).values_list(
         "author_id", "work_id", "work__cited_by_count", "work__counts_by_year",
         "work__publication_year", "work__arxiv_primary_category",
     )  # fmt: skip
@@ -127,9 +126,11 @@ class Coauthors:
 def _coauthors(by_author: dict[int, set[int]], works: dict[int, WorkFacts]) -> dict:
     all_works = {w for ids in by_author.values() for w in ids}
     people_on: dict[int, list[int]] = defaultdict(list)
-    rows = Authorship.objects.filter(
-        work_id__in=all_works, author__merged_into__isnull=True, author__is_deleted=False
-    ).values_list("work_id", "author_id")
+    rows = (
+        Authorship.objects.of_visible_authors()
+        .filter(work_id__in=all_works)
+        .values_list("work_id", "author_id")
+    )
     for work_id, author_id in rows:
         people_on[work_id].append(author_id)
     result: dict[int, Coauthors] = {}
@@ -304,6 +305,7 @@ def author_metrics_refresh(*, author_ids: Iterable[int]) -> int:
     AuthorMetrics.objects.bulk_create(
         rows, update_conflicts=True, unique_fields=["author"], update_fields=METRIC_FIELDS
     )
+    pagecache.authors_bump(ids)
     return len(rows)
 
 
@@ -320,7 +322,9 @@ def author_followers_refresh(*, author_ids: Iterable[int]) -> int:
     rows = list(AuthorMetrics.objects.filter(author_id__in=counts))
     for row in rows:
         row.followers_count = counts[row.author_id]
-    return AuthorMetrics.objects.bulk_update(rows, ["followers_count"])
+    updated = AuthorMetrics.objects.bulk_update(rows, ["followers_count"])
+    pagecache.authors_bump(counts)
+    return updated
 
 
 # Novelty ---------------------------------------------------------------------
@@ -343,9 +347,11 @@ def novelty(prior_similarities: Iterable[float | None]) -> float | None:
 
 def _novelty_by_author(author_ids: Iterable[int]) -> dict[int, float | None]:
     priors: dict[int, list[float | None]] = defaultdict(list)
-    rows = Authorship.objects.filter(
-        author_id__in=list(author_ids), work__merged_into__isnull=True
-    ).values_list("author_id", "work__prior_similarity")
+    rows = (
+        Authorship.objects.of_visible_works()
+        .filter(author_id__in=list(author_ids))
+        .values_list("author_id", "work__prior_similarity")
+    )
     for author_id, prior in rows:
         priors[author_id].append(prior)
     return {author_id: novelty(values) for author_id, values in priors.items()}
@@ -362,4 +368,5 @@ def author_novelty_refresh(*, author_ids: Iterable[int]) -> int:
     rows = list(AuthorMetrics.objects.filter(author_id__in=set(author_ids)))
     _set_novelty(rows)
     AuthorMetrics.objects.bulk_update(rows, ["novelty"], batch_size=500)
+    pagecache.authors_bump(row.author_id for row in rows)
     return len(rows)

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
+from publications import pagecache
+from publications.models import Author, Work
 from publications.signals import authors_changed
 
 
@@ -17,3 +20,22 @@ def queue_similarities(sender, author_ids: list[int], **kwargs) -> None:
 
     if author_ids:
         tasks.compute_similarities.delay(author_ids=list(author_ids))
+
+
+@receiver(authors_changed, dispatch_uid="publications.pages_after_import")
+def renew_pages(sender, author_ids=(), work_ids=None, **kwargs) -> None:
+    """Imported or curated: the researchers' and works' cached pages are stale."""
+    pagecache.authors_bump(author_ids or ())
+    pagecache.works_bump(work_ids or ())
+
+
+@receiver(post_save, sender=Work, dispatch_uid="publications.page_after_work_save")
+@receiver(post_delete, sender=Work, dispatch_uid="publications.page_after_work_delete")
+def renew_work_page(sender, instance: Work, **kwargs) -> None:
+    pagecache.works_bump([instance.pk])
+
+
+@receiver(post_save, sender=Author, dispatch_uid="publications.page_after_author_save")
+@receiver(post_delete, sender=Author, dispatch_uid="publications.page_after_author_delete")
+def renew_researcher_page(sender, instance: Author, **kwargs) -> None:
+    pagecache.authors_bump([instance.pk])

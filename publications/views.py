@@ -11,7 +11,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.text import slugify
 
-from publications import citations, exports, identifiers, list_exports, selectors
+from publications import citations, exports, identifiers, list_exports, pagecache, selectors
 from publications import search as search_service
 from publications.filters import ORDERINGS, Sort
 from publications.models import Author, Work
@@ -30,6 +30,7 @@ def home(request: HttpRequest) -> HttpResponse:
     return render(request, "publications/home.html", context)
 
 
+@pagecache.anonymous_page("work", depends_on=pagecache.work_authors)
 def work_detail(request: HttpRequest, pk: int, slug: str = "") -> HttpResponse:
     work = selectors.work_for_page(pk)
     if work.merged_into_id:

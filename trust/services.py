@@ -12,6 +12,7 @@ from django.core.cache import cache
 from django.db import connection, transaction
 from django.utils import timezone
 
+from publications import pagecache
 from publications.models import Author, Authorship
 from trust import scoring, selectors
 from trust.models import TrustScore, TrustScoreHistory
@@ -121,13 +122,14 @@ def _write_scores(rows: list[_Row], now: datetime) -> None:
         payload = orjson.dumps([r.json() for r in rows]).decode()
         with connection.cursor() as cursor:
             cursor.execute(SCORES_SQL.format(table=TrustScore._meta.db_table), [now, payload])
-        return
-    TrustScore.objects.bulk_create(
-        [TrustScore(**r.json(), computed_at=now) for r in rows],
-        update_conflicts=True,
-        unique_fields=["author"],
-        update_fields=SCORE_FIELDS,
-    )
+    else:
+        TrustScore.objects.bulk_create(
+            [TrustScore(**r.json(), computed_at=now) for r in rows],
+            update_conflicts=True,
+            unique_fields=["author"],
+            update_fields=SCORE_FIELDS,
+        )
+    pagecache.authors_bump(r.author_id for r in rows)
 
 
 def _write_history(rows: list[_Row], reason: str, now: datetime) -> None:
@@ -198,9 +200,8 @@ def trust_scores_recompute_all(
 def coauthor_ids(author_id: int) -> list[int]:
     """Everyone who shares a work with the author: their "claimed collaborators" may change."""
     return list(
-        Authorship.objects.filter(
-            work__authorships__author_id=author_id, work__merged_into__isnull=True
-        )
+        Authorship.objects.of_visible_works()
+        .filter(work__authorships__author_id=author_id)
         .exclude(author_id=author_id)
         .order_by()
         .values_list("author_id", flat=True)

@@ -1,0 +1,162 @@
+"""Whole pages for anonymous visitors, kept until a record they show changes.
+
+Each record a public page shows (a researcher, a work) has a *page version*: a
+token in the cache that ``versions_bump`` renews whenever something shown about
+the record changes. The code that makes such a change bumps it: imports and
+curation (``authors_changed``), metrics, trust scores, claims, follows and
+direct saves of the records. A cached page keeps the versions of every record
+it depends on, read before it was rendered; it is served only while they all
+still hold, so a change shows at the next request once its bump has run (a
+change made by a task shows once that task has run).
+
+Only anonymous requests without any cookie are answered from the cache: no
+session means no user, no messages, nothing that varies per visitor, and a hit
+reads no SQL at all. Only plain 200 answers are stored, and none that used the
+CSRF token or the session. The middleware outside the view (security headers,
+CSP, compression) still runs on every answer, cached or not. Pages without a
+version for some of what they show (a co-author's renamed name on another
+researcher's page, "more like this" links) are renewed at least every
+``PAGE_TIMEOUT`` seconds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from collections.abc import Callable, Iterable
+from functools import wraps
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db import transaction
+from django.http import HttpRequest, HttpResponse
+from django.utils import timezone
+
+from publications.models import Authorship
+
+PAGE_TIMEOUT = 3600
+HEADERS_KEPT = ("Content-Type", "Content-Language", "Cache-Control", "Link")
+HIT_HEADER = "X-Page-Cache"
+
+Record = tuple[str, int]  # ("author", pk) or ("work", pk)
+
+
+def _version_key(kind: str, pk: int) -> str:
+    return f"page:v:{kind}:{pk}"
+
+
+def versions_bump(kind: str, ids: Iterable[int]) -> None:
+    """Renew the page versions of these records: their cached pages are stale now.
+
+    Renewed at once and again when the transaction commits: a page rendered in
+    between, from rows not yet committed, is not kept under the final version.
+    """
+    keys = [_version_key(kind, int(pk)) for pk in ids if pk]
+
+    def bump() -> None:
+        cache.set_many({key: uuid.uuid4().hex[:12] for key in keys}, None)
+
+    if keys:
+        bump()
+        transaction.on_commit(bump)
+
+
+def authors_bump(author_ids: Iterable[int]) -> None:
+    versions_bump("author", author_ids)
+
+
+def works_bump(work_ids: Iterable[int]) -> None:
+    versions_bump("work", work_ids)
+
+
+def versions_current(records: Iterable[Record]) -> dict[str, str]:
+    """The page versions of ``records``, giving one to those that have none yet."""
+    keys = [_version_key(kind, pk) for kind, pk in records]
+    found = cache.get_many(keys)
+    missing = {key: uuid.uuid4().hex[:12] for key in keys if key not in found}
+    for key, token in missing.items():
+        found[key] = token if cache.add(key, token, None) else cache.get(key, token)
+    return found
+
+
+def cacheable_request(request: HttpRequest) -> bool:
+    """An anonymous GET that carries no cookie and asks for the whole page."""
+    return (
+        request.method in ("GET", "HEAD")
+        and not request.COOKIES
+        and not request.headers.get("HX-Request")
+        and getattr(settings, "PAGE_CACHE", True)
+    )
+
+
+def cacheable_response(request: HttpRequest, response: HttpResponse) -> bool:
+    """A plain 200 page that holds nothing particular to this visitor."""
+    session = getattr(request, "session", None)
+    return (
+        response.status_code == 200
+        and not response.streaming
+        and not response.cookies
+        and not request.META.get("CSRF_COOKIE_NEEDS_UPDATE")
+        and not (session is not None and session.modified)
+        and not getattr(request, "_messages", None)
+    )
+
+
+def page_key(kind: str, pk: int, request: HttpRequest) -> str:
+    # The date is part of the key: pages say "under embargo until", "n years ago".
+    path = hashlib.sha1(request.get_full_path().encode(), usedforsecurity=False).hexdigest()
+    return f"page:{kind}:{pk}:{timezone.localdate().isoformat()}:{path}"
+
+
+def _stored(response: HttpResponse, versions: dict[str, str]) -> dict:
+    headers = {name: response[name] for name in HEADERS_KEPT if name in response}
+    return {"versions": versions, "body": response.content, "headers": headers}
+
+
+def _answer(entry: dict) -> HttpResponse:
+    response = HttpResponse(entry["body"])
+    for name, value in entry["headers"].items():
+        response[name] = value
+    response[HIT_HEADER] = "hit"
+    return response
+
+
+def _fresh(entry: dict | None) -> bool:
+    if not entry:
+        return False
+    versions = entry["versions"]
+    return cache.get_many(list(versions)) == versions
+
+
+def work_authors(pk: int) -> list[Record]:
+    """What a work page shows besides the work: its linked authors."""
+    ids = Authorship.objects.filter(work_id=pk).values_list("author_id")
+    return [("author", author_id) for (author_id,) in ids]
+
+
+def anonymous_page(kind: str, depends_on: Callable[[int], Iterable[Record]] | None = None):
+    """Serve a record page (a view taking ``pk``) from the cache to anonymous visitors.
+
+    ``depends_on(pk)`` names the other records the page shows, whose changes make
+    it stale too (a work page shows its authors).
+    """
+
+    def decorator(view):
+        @wraps(view)
+        def wrapped(request: HttpRequest, pk: int, *args, **kwargs) -> HttpResponse:
+            if not cacheable_request(request):
+                return view(request, pk, *args, **kwargs)
+            key = page_key(kind, pk, request)
+            entry = cache.get(key)
+            if _fresh(entry):
+                return _answer(entry)
+            records = [(kind, pk), *(depends_on(pk) if depends_on else ())]
+            versions = versions_current(records)  # read before the page is rendered
+            response = view(request, pk, *args, **kwargs)
+            if cacheable_response(request, response):
+                cache.set(key, _stored(response, versions), PAGE_TIMEOUT)
+            return response
+
+        return wrapped
+
+    return decorator
