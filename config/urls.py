@@ -7,9 +7,6 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 
 from config import views
 from config.sitemaps import SITEMAPS
-from profiles.urls import researcher_patterns
-from publications.entity_urls import institution_patterns, topic_patterns, venue_patterns
-from publications.urls import work_patterns
 
 admin.site.site_header = f"{settings.SITE_NAME} administration"
 admin.site.site_title = f"{settings.SITE_NAME} admin"
@@ -30,14 +27,9 @@ api_v1 = [
 
 urlpatterns = [
     path("", include("publications.urls")),
-    path("works/", include(work_patterns)),
-    path("researchers/", include(researcher_patterns)),
-    path("institutions/", include(institution_patterns)),
-    path("venues/", include(venue_patterns)),
-    path("topics/", include(topic_patterns)),
+    path("", include("profiles.urls")),
     path("", include("graph.urls")),
     path("", include("trust.urls")),
-    path("", include("profiles.people_urls")),
     path("sitemap.xml", sitemap_views.index, {"sitemaps": SITEMAPS}, name="sitemap"),
     path(
         "sitemap-<section>.xml",

@@ -281,7 +281,7 @@ def _add_topics(picture: _Picture, author: Author, limit: int) -> None:
                 id=key,
                 kind=TOPIC,
                 label=topic["name"],
-                url=reverse("topics:short", kwargs={"pk": topic["id"]}),
+                url=reverse("publications:topic-short", kwargs={"pk": topic["id"]}),
                 weight=topic["works"],
                 why=f"Topic of {_plural(topic['works'], 'work')} by {author.display_name}",
             )

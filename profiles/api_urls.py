@@ -1,4 +1,10 @@
-from profiles.api_claim_urls import urlpatterns as claim_patterns
-from profiles.api_social_urls import urlpatterns as social_patterns
+from rest_framework.routers import SimpleRouter
 
-urlpatterns = [*claim_patterns, *social_patterns]
+from profiles.claim_api import ClaimViewSet
+from profiles.social_api import FollowViewSet
+
+router = SimpleRouter()
+router.register("claims", ClaimViewSet, basename="claim")
+router.register("follows", FollowViewSet, basename="follow")
+
+urlpatterns = router.urls

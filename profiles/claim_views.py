@@ -42,7 +42,7 @@ def claim_start(request: HttpRequest, pk: int) -> HttpResponse:
     """The claim page: every method, whether it can work for this record, and why (not)."""
     author = get_object_or_404(Author.objects.select_related("last_known_institution"), pk=pk)
     if author.merged_into_id:
-        return redirect("people:claim", pk=author.merged_into_id)
+        return redirect("profiles:claim", pk=author.merged_into_id)
     orcid_sign_in = orcid_sign_in_enabled(request)
     method = request.POST.get("method", "")
     form = EvidenceClaimForm(request.POST if method == Claim.Method.EVIDENCE else None)
@@ -65,7 +65,7 @@ def claim_start(request: HttpRequest, pk: int) -> HttpResponse:
                 error, status = str(exc), 400
             else:
                 messages.success(request, _created_message(claim))
-                return redirect("people:claim_detail", pk=claim.pk)
+                return redirect("profiles:claim_detail", pk=claim.pk)
     context = {
         "author": author,
         "checks": claims.claim_method_checks(
@@ -131,7 +131,7 @@ def claim_withdraw(request: HttpRequest, pk: int) -> HttpResponse:
         messages.error(request, str(exc))
     else:
         messages.success(request, f"You withdrew your claim on {claim.author}.")
-    return redirect("people:claim_detail", pk=claim.pk)
+    return redirect("profiles:claim_detail", pk=claim.pk)
 
 
 @login_required
@@ -152,7 +152,7 @@ def _owner_or_denied(request: HttpRequest, pk: int) -> Profile | HttpResponse:
 
 
 def _edit_url(pk: int, page: str | None = None) -> str:
-    url = reverse("people:profile_edit", kwargs={"pk": pk})
+    url = reverse("profiles:profile_edit", kwargs={"pk": pk})
     return f"{url}?page={page}#works" if page and page.isdigit() else url
 
 

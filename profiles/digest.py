@@ -76,7 +76,7 @@ def _message(user, address: str, digest: Digest) -> EmailMultiAlternatives:
         "digest": digest,
         "site_url": settings.SITE_URL,
         "site_name": settings.SITE_NAME,
-        "following_url": absolute_url(reverse("people:following")),
+        "following_url": absolute_url(reverse("profiles:following")),
     }
     subject = render_to_string("profiles/email/digest_subject.txt", context).strip()
     text = render_to_string("profiles/email/digest_message.txt", context)

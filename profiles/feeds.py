@@ -43,7 +43,7 @@ class ResearcherWorksFeed(Feed):
         return self._absolute(author.get_absolute_url())
 
     def feed_url(self, author: Author) -> str:
-        return self._absolute(reverse("researchers:feed", kwargs={"pk": author.pk}))
+        return self._absolute(reverse("profiles:researcher_feed", kwargs={"pk": author.pk}))
 
     def author_name(self, author: Author) -> str:
         return _name(author.display_name)

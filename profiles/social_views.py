@@ -140,7 +140,7 @@ def digest_preferences(request: HttpRequest) -> HttpResponse:
         if on
         else "The daily digest is off.",
     )
-    return redirect("people:following")
+    return redirect("profiles:following")
 
 
 # Invitations -----------------------------------------------------------------------------
@@ -175,7 +175,7 @@ def invite(request: HttpRequest, pk: int) -> HttpResponse:
         context = panel_context(request, author, sent=invitation)
         return _partial(request, "profiles/_collaboration_panel.html", context)
     messages.success(request, f"Invitation sent to {author.display_name}.")
-    return redirect("people:conversation", pk=invitation.pk)
+    return redirect("profiles:conversation", pk=invitation.pk)
 
 
 @login_required
@@ -237,7 +237,7 @@ def conversation(request: HttpRequest, pk: int) -> HttpResponse:
     except CollaborationError as exc:
         messages.error(request, str(exc))
         return _conversation_page(request, invitation, message_form=form, status=400)
-    return redirect(f"{reverse('people:conversation', args=[pk])}#latest")
+    return redirect(f"{reverse('profiles:conversation', args=[pk])}#latest")
 
 
 @login_required
@@ -254,7 +254,7 @@ def invitation_accept(request: HttpRequest, pk: int) -> HttpResponse:
         messages.error(request, str(exc))
         return _conversation_page(request, invitation, accept_form=form, status=400)
     messages.success(request, "Invitation accepted: this is now a conversation.")
-    return redirect("people:conversation", pk=pk)
+    return redirect("profiles:conversation", pk=pk)
 
 
 @login_required
@@ -267,7 +267,7 @@ def invitation_decline(request: HttpRequest, pk: int) -> HttpResponse:
         messages.error(request, str(exc))
         return _conversation_page(request, invitation, status=400)
     messages.success(request, "Invitation declined. The sender is told, without any reason.")
-    return redirect("people:inbox")
+    return redirect("profiles:inbox")
 
 
 # Block and report -------------------------------------------------------------------------
@@ -282,7 +282,7 @@ def block(request: HttpRequest, pk: int) -> HttpResponse:
     other = collab.other_party(invitation, request.user)
     if other is None:
         messages.info(request, "This account no longer exists; there is no one to block.")
-        return redirect("people:conversation", pk=pk)
+        return redirect("profiles:conversation", pk=pk)
     collab.block_create(blocker=request.user, blocked=other)
     name = collab.person_name(other)
     messages.success(
@@ -290,7 +290,7 @@ def block(request: HttpRequest, pk: int) -> HttpResponse:
         f"You blocked {name}: neither of you can invite or write to the other. "
         "You can undo this from your inbox.",
     )
-    return redirect("people:conversation", pk=pk)
+    return redirect("profiles:conversation", pk=pk)
 
 
 @login_required
@@ -298,7 +298,7 @@ def block(request: HttpRequest, pk: int) -> HttpResponse:
 def unblock(request: HttpRequest, pk: int) -> HttpResponse:
     if collab.block_delete(blocker=request.user, block_id=pk):
         messages.success(request, "Unblocked.")
-    return HttpResponseRedirect(_back(request, reverse("people:inbox")))
+    return HttpResponseRedirect(_back(request, reverse("profiles:inbox")))
 
 
 @login_required
@@ -317,7 +317,7 @@ def report_conversation(request: HttpRequest, pk: int) -> HttpResponse:
         messages.error(request, str(exc))
         return _conversation_page(request, invitation, report_form=form, status=400)
     messages.success(request, "Thank you: staff will look at your report.")
-    return redirect("people:conversation", pk=pk)
+    return redirect("profiles:conversation", pk=pk)
 
 
 @login_required

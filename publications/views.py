@@ -110,13 +110,13 @@ def _reference_target(kind: str, value: str) -> str:
         author = Author.objects.filter(**{field: value}, is_deleted=False).first()
         if author is not None:
             return (author.merged_into or author).get_absolute_url()
-        name = "researchers:by_orcid" if kind == "orcid" else "researchers:by_openalex"
+        name = "profiles:researcher_by_orcid" if kind == "orcid" else "profiles:researcher_by_openalex"
         return reverse(name, kwargs={"value": value})
     scheme = {"doi": "doi", "arxiv": "arxiv", "openalex-work": "openalex"}[kind]
     work = _work_by_id(WORK_IDS[scheme], value)
     if work is not None:
         return work.get_absolute_url()
-    return reverse(f"works:by-{scheme}", kwargs={"value": value})
+    return reverse(f"publications:work-by-{scheme}", kwargs={"value": value})
 
 
 # Work exports and external ids ------------------------------------------------
@@ -133,7 +133,7 @@ def _export(work_pk: int, render_export, content_type: str, extension: str) -> H
 
 
 def _export_path(pk: int, extension: str) -> str:
-    return reverse(f"works:export-{extension}", kwargs={"pk": pk})
+    return reverse(f"publications:work-export-{extension}", kwargs={"pk": pk})
 
 
 def work_export_bibtex(request: HttpRequest, pk: int) -> HttpResponse:

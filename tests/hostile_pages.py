@@ -20,7 +20,7 @@ CLOSE_SCRIPT = "</script><video src=x onerror=\"alert('ld')\"><script>alert('ld'
 
 def record_pages(works: list[Work]) -> list[str]:
     """HTML pages: home, search, each work, researcher, institution, venue, topic, explorer."""
-    pages = [reverse("home"), reverse("search") + "?q=Hostile", reverse("search") + "?q=script"]
+    pages = [reverse("publications:home"), reverse("publications:search") + "?q=Hostile", reverse("publications:search") + "?q=script"]
     institutions: set[int] = set()
     for work in works:
         pages.append(work.get_absolute_url())
@@ -44,22 +44,22 @@ def authors_of(works: list[Work]) -> list[int]:
 
 
 def feed_urls(works: list[Work]) -> list[str]:
-    return [reverse("researchers:feed", args=[pk]) for pk in authors_of(works)]
+    return [reverse("profiles:researcher_feed", args=[pk]) for pk in authors_of(works)]
 
 
 def export_urls(works: list[Work]) -> list[str]:
     """Downloads: each work's own, each researcher's whole list, a page of search results."""
     urls = [reverse(name, args=[w.pk]) for w in works for name in WORK_EXPORTS]
     urls += [
-        reverse(f"researchers:export-{ext}", args=[pk])
+        reverse(f"profiles:researcher_export_{ext}", args=[pk])
         for pk in authors_of(works)
         for ext in LIST_FORMATS
     ]
-    urls += [reverse(f"search-export-{ext}") + "?q=Hostile" for ext in LIST_FORMATS]
+    urls += [reverse(f"publications:search-export-{ext}") + "?q=Hostile" for ext in LIST_FORMATS]
     return urls
 
 
-WORK_EXPORTS = ("works:export-bib", "works:export-ris")
+WORK_EXPORTS = ("publications:work-export-bib", "publications:work-export-ris")
 LIST_FORMATS = ("bib", "ris", "json")
 
 

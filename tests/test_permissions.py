@@ -273,7 +273,7 @@ ROWS = [
     Row(
         "claim: make one (page)",
         "post",
-        _url("people:claim", lambda w: w.unclaimed.pk),
+        _url("profiles:claim", lambda w: w.unclaimed.pk),
         # One claim at a time: the owners hold a record, the member waits for a decision.
         by({frozenset({FOLLOWER} | STAFF_SIDE): 302, PAIR | {MEMBER}: 400, STRANGER: LOGIN}),
         data={"method": "evidence", "evidence": EVIDENCE},
@@ -283,7 +283,7 @@ ROWS = [
     Row(
         "claim: read its evidence (page)",
         "get",
-        _url("people:claim_detail", lambda w: w.claim.pk),
+        _url("profiles:claim_detail", lambda w: w.claim.pk),
         only(CLAIM_READERS, 200, refused=404),
         private=(EVIDENCE,),
         sees=CLAIM_READERS,
@@ -291,7 +291,7 @@ ROWS = [
     Row(
         "claim: the claimant's e-mail address (page)",
         "get",
-        _url("people:claim_detail", lambda w: w.claim.pk),
+        _url("profiles:claim_detail", lambda w: w.claim.pk),
         only(CLAIM_READERS, 200, refused=404),
         private=(CLAIM_EMAIL,),
         sees=frozenset({MEMBER}),
@@ -299,7 +299,7 @@ ROWS = [
     Row(
         "claim: list (page)",
         "get",
-        _url("people:claim_list"),
+        _url("profiles:claim_list"),
         page(signed_in=200),
         private=("Pending Record",),
         sees=frozenset({MEMBER}),
@@ -307,7 +307,7 @@ ROWS = [
     Row(
         "claim: withdraw (page)",
         "post",
-        _url("people:claim_withdraw", lambda w: w.claim.pk),
+        _url("profiles:claim_withdraw", lambda w: w.claim.pk),
         only({MEMBER}, 302, refused=404),
         changed=lambda w: Claim.objects.get(pk=w.claim.pk).status == Claim.Status.WITHDRAWN,
         acts=frozenset({MEMBER}),
@@ -370,7 +370,7 @@ ROWS = [
     Row(
         "follow (page)",
         "post",
-        _url("people:follow", record),
+        _url("profiles:follow", record),
         page(signed_in=302),  # the owner is told one does not follow one's own record
         changed=lambda w: Follow.objects.filter(author=w.record).count() > 1,
         acts=frozenset(SIGNED_IN - {FOLLOWER, OWNER}),
@@ -378,7 +378,7 @@ ROWS = [
     Row(
         "unfollow (page)",
         "post",
-        _url("people:unfollow", record),
+        _url("profiles:unfollow", record),
         page(signed_in=302),
         changed=lambda w: not Follow.objects.filter(author=w.record).exists(),
         acts=frozenset({FOLLOWER}),
@@ -412,7 +412,7 @@ ROWS = [
     Row(
         "citation alerts on (page)",
         "post",
-        _url("people:citation_alerts", record),
+        _url("profiles:citation_alerts", record),
         page(signed_in=302),  # the others are told to follow first
         data={"on": "1"},
         changed=lambda w: Follow.objects.filter(
@@ -432,11 +432,11 @@ ROWS = [
         ).exists(),
         acts=frozenset({FOLLOWER}),
     ),
-    Row("following page", "get", _url("people:following"), page(signed_in=200)),
+    Row("following page", "get", _url("profiles:following"), page(signed_in=200)),
     Row(
         "daily digest on (page)",
         "post",
-        _url("people:digest_preferences"),
+        _url("profiles:digest_preferences"),
         page(signed_in=302),  # one's own setting: each signed-in person changes only theirs
         data={"email_digest": "on"},
         changed=lambda w: Preferences.objects.filter(email_digest=True).exists(),
@@ -445,7 +445,7 @@ ROWS = [
     Row(
         "notifications",
         "get",
-        _url("people:notifications"),
+        _url("profiles:notifications"),
         page(signed_in=200),
         private=(NOTE,),
         sees=frozenset({OWNER}),
@@ -454,13 +454,13 @@ ROWS = [
     Row(
         "profile: edit page",
         "get",
-        _url("people:profile_edit", record),
+        _url("profiles:profile_edit", record),
         only({OWNER}, 200, refused=403),
     ),
     Row(
         "profile: edit",
         "post",
-        _url("people:profile_edit", record),
+        _url("profiles:profile_edit", record),
         only({OWNER}, 302, refused=403),
         data={"tagline": "Changed"},
         changed=lambda w: Profile.objects.get(pk=w.profile.pk).tagline == "Changed",
@@ -469,7 +469,7 @@ ROWS = [
     Row(
         "pin a work",
         "post",
-        _url("people:work_pin", record, lambda w: w.mine.pk),
+        _url("profiles:work_pin", record, lambda w: w.mine.pk),
         only({OWNER}, 302, refused=403),
         changed=lambda w: w.profile.pinned_works.filter(pk=w.mine.pk).exists(),
         acts=frozenset({OWNER}),
@@ -477,7 +477,7 @@ ROWS = [
     Row(
         "unpin a work",
         "post",
-        _url("people:work_unpin", record, lambda w: w.pinned.pk),
+        _url("profiles:work_unpin", record, lambda w: w.pinned.pk),
         only({OWNER}, 302, refused=403),
         changed=lambda w: not w.profile.pinned_works.filter(pk=w.pinned.pk).exists(),
         acts=frozenset({OWNER}),
@@ -485,7 +485,7 @@ ROWS = [
     Row(
         "not mine: take a work off the record",
         "post",
-        _url("people:work_disown", record, lambda w: w.namesake.pk),
+        _url("profiles:work_disown", record, lambda w: w.namesake.pk),
         only({OWNER}, 302, refused=403),
         changed=lambda w: not w.record.authorships.filter(work=w.namesake).exists(),
         acts=frozenset({OWNER}),
@@ -493,7 +493,7 @@ ROWS = [
     Row(
         "restore a work taken off",
         "post",
-        _url("people:work_restore", record, lambda w: w.removed.pk),
+        _url("profiles:work_restore", record, lambda w: w.removed.pk),
         only({OWNER}, 302, refused=403),
         changed=lambda w: w.record.authorships.filter(work=w.removed).exists(),
         acts=frozenset({OWNER}),
@@ -501,7 +501,7 @@ ROWS = [
     Row(
         "add a work",
         "post",
-        _url("people:work_add", record),
+        _url("profiles:work_add", record),
         only({OWNER}, 302, refused=403),
         data={"identifier": "10.5555/known"},
         changed=lambda w: w.record.authorships.filter(work=w.known).exists(),
@@ -511,7 +511,7 @@ ROWS = [
     Row(
         "invite",
         "post",
-        _url("people:invite", record),
+        _url("profiles:invite", record),
         # Only a holder of another record may invite; the others are told why (400).
         by({frozenset({OTHER}): 302, frozenset(SIGNED_IN - {OTHER}): 400, STRANGER: LOGIN}),
         data={"topic": "Another topic", "message": INVITE_TEXT},
@@ -521,7 +521,7 @@ ROWS = [
     Row(
         "accept an invitation",
         "post",
-        _url("people:invitation_accept", lambda w: w.pending.pk),
+        _url("profiles:invitation_accept", lambda w: w.pending.pk),
         by(
             {
                 frozenset({OTHER}): 302,
@@ -536,7 +536,7 @@ ROWS = [
     Row(
         "decline an invitation",
         "post",
-        _url("people:invitation_decline", lambda w: w.pending.pk),
+        _url("profiles:invitation_decline", lambda w: w.pending.pk),
         by(
             {
                 frozenset({OTHER}): 302,
@@ -551,7 +551,7 @@ ROWS = [
     Row(
         "conversation: read",
         "get",
-        _url("people:conversation", lambda w: w.conversation.pk),
+        _url("profiles:conversation", lambda w: w.conversation.pk),
         only(PAIR, 200, refused=404),
         private=(TOPIC, INVITE_TEXT, MESSAGE),
         sees=PAIR,
@@ -559,7 +559,7 @@ ROWS = [
     Row(
         "conversation: write",
         "post",
-        _url("people:conversation", lambda w: w.conversation.pk),
+        _url("profiles:conversation", lambda w: w.conversation.pk),
         only(PAIR, 302, refused=404),
         data={"body": "A new message."},
         changed=lambda w: w.conversation.messages.count() > 1,
@@ -568,7 +568,7 @@ ROWS = [
     Row(
         "block",
         "post",
-        _url("people:block", lambda w: w.conversation.pk),
+        _url("profiles:block", lambda w: w.conversation.pk),
         only(PAIR, 302, refused=404),
         changed=lambda w: Block.objects.count() > 1,
         acts=PAIR,
@@ -576,7 +576,7 @@ ROWS = [
     Row(
         "unblock",
         "post",
-        _url("people:unblock", lambda w: w.block.pk),
+        _url("profiles:unblock", lambda w: w.block.pk),
         page(signed_in=302),  # someone else's block is left as it is, silently
         changed=lambda w: not Block.objects.filter(pk=w.block.pk).exists(),
         acts=frozenset({OWNER}),
@@ -584,7 +584,7 @@ ROWS = [
     Row(
         "report a conversation",
         "post",
-        _url("people:report_conversation", lambda w: w.conversation.pk),
+        _url("profiles:report_conversation", lambda w: w.conversation.pk),
         only(PAIR, 302, refused=404),
         data={"reason": "Unwanted personal questions again."},
         changed=lambda w: Report.objects.count() > 1,
@@ -593,7 +593,7 @@ ROWS = [
     Row(
         "report a misattributed work",
         "post",
-        _url("people:report_work", record),
+        _url("profiles:report_work", record),
         page(signed_in=302),
         data=lambda w: {"work": w.mine.pk, "reason": "This paper is by a namesake."},
         changed=lambda w: Report.objects.filter(kind="misattribution").exists(),
@@ -602,7 +602,7 @@ ROWS = [
     Row(
         "inbox",
         "get",
-        _url("people:inbox"),
+        _url("profiles:inbox"),
         page(signed_in=200),
         private=(TOPIC,),
         sees=PAIR,
@@ -611,7 +611,7 @@ ROWS = [
     Row(
         "API token page",
         "get",
-        _url("people:api_token"),
+        _url("profiles:api_token"),
         page(signed_in=200),
         private=("You have a token",),
         sees=frozenset({OWNER}),
@@ -619,7 +619,7 @@ ROWS = [
     Row(
         "API token: make a new one",
         "post",
-        _url("people:api_token"),
+        _url("profiles:api_token"),
         page(signed_in=200),
         changed=lambda w: not Token.objects.filter(key=w.token.key).exists(),
         acts=frozenset({OWNER}),

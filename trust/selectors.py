@@ -45,12 +45,12 @@ def _url_pattern(name: str) -> str:
 
 def author_url(pk: int, name: str) -> str:
     """As Author.get_absolute_url, without loading the author."""
-    return _url_pattern("researchers:detail").format(pk=pk, slug=slugify(name)[:80] or "author")
+    return _url_pattern("profiles:researcher").format(pk=pk, slug=slugify(name)[:80] or "author")
 
 
 def work_url(pk: int, title: str) -> str:
     """As Work.get_absolute_url, without loading the work."""
-    return _url_pattern("works:detail").format(pk=pk, slug=slugify(title)[:80] or "work")
+    return _url_pattern("publications:work").format(pk=pk, slug=slugify(title)[:80] or "work")
 
 
 @dataclass

@@ -12,7 +12,7 @@ pytestmark = pytest.mark.django_db
 
 UNSAFE_TARGETS = [
     "abc",
-    "people:inbox",
+    "profiles:inbox",
     "https://evil.example/",
     "//evil.example/",
     "/\\evil.example/",
@@ -44,7 +44,7 @@ def test_a_path_on_this_site_is_followed(target):
 
 
 @pytest.mark.parametrize("target", UNSAFE_TARGETS)
-@pytest.mark.parametrize("view", ["people:follow", "people:unfollow"])
+@pytest.mark.parametrize("view", ["profiles:follow", "profiles:unfollow"])
 def test_follow_and_unfollow_never_fail_on_next(view, target):
     author = AuthorFactory()
     response = signed_in(UserFactory()).post(reverse(view, args=[author.pk]), {"next": target})
@@ -52,7 +52,7 @@ def test_follow_and_unfollow_never_fail_on_next(view, target):
     assert response["Location"] == author.get_absolute_url()
 
 
-@pytest.mark.parametrize("view", ["people:follow", "people:unfollow"])
+@pytest.mark.parametrize("view", ["profiles:follow", "profiles:unfollow"])
 def test_follow_comes_back_to_a_safe_next(view):
     author = AuthorFactory()
     response = signed_in(UserFactory()).post(
@@ -63,7 +63,7 @@ def test_follow_comes_back_to_a_safe_next(view):
 
 def test_a_visitor_is_sent_to_sign_in_with_a_safe_next_only():
     author = AuthorFactory()
-    response = Client().post(reverse("people:follow", args=[author.pk]), {"next": "abc"})
+    response = Client().post(reverse("profiles:follow", args=[author.pk]), {"next": "abc"})
     assert response.status_code == 302
     assert "next=abc" not in response["Location"]
     assert response["Location"].startswith(reverse("account_login"))
@@ -73,14 +73,14 @@ def test_a_visitor_is_sent_to_sign_in_with_a_safe_next_only():
 def test_unblock_never_fails_on_next(target):
     blocker, blocked = UserFactory(), UserFactory()
     block = Block.objects.create(blocker=blocker, blocked=blocked)
-    response = signed_in(blocker).post(reverse("people:unblock", args=[block.pk]), {"next": target})
+    response = signed_in(blocker).post(reverse("profiles:unblock", args=[block.pk]), {"next": target})
     assert response.status_code == 302
-    assert response["Location"] == reverse("people:inbox")
+    assert response["Location"] == reverse("profiles:inbox")
     assert not Block.objects.filter(pk=block.pk).exists()
 
 
 def test_next_in_the_query_string_is_checked_the_same_way():
     blocker, blocked = UserFactory(), UserFactory()
     block = Block.objects.create(blocker=blocker, blocked=blocked)
-    url = reverse("people:unblock", args=[block.pk]) + "?next=abc"
-    assert signed_in(blocker).post(url)["Location"] == reverse("people:inbox")
+    url = reverse("profiles:unblock", args=[block.pk]) + "?next=abc"
+    assert signed_in(blocker).post(url)["Location"] == reverse("profiles:inbox")

@@ -108,7 +108,7 @@ def test_status_page_says_which_part_is_down(client, monkeypatch):
 def test_log_in_to_claim_comes_back_to_the_claim_form(held_record):
     author = AuthorshipFactory().author  # unclaimed
     html = Client().get(author.get_absolute_url()).content.decode()
-    claim = reverse("people:claim", args=[author.pk])
+    claim = reverse("profiles:claim", args=[author.pk])
     assert f'href="{reverse("account_login")}?next={claim}">Log in to claim' in html
 
 
@@ -118,7 +118,7 @@ def test_the_sign_in_page_offers_password_reset_once(client):
 
 
 def test_every_search_landmark_has_a_name(client):
-    for url in (reverse("search") + "?q=paper", reverse("search"), "/no/such/page/"):
+    for url in (reverse("publications:search") + "?q=paper", reverse("publications:search"), "/no/such/page/"):
         html = client.get(url).content.decode()
         forms = re.findall(r"<form[^>]*role=\"search\"[^>]*>", html)
         assert forms, url

@@ -123,7 +123,7 @@ def test_no_script_runs_on_any_page_or_click(hostile, live_server, page, screens
     page.set_viewport_size({"width": 390, "height": 844})
     page.goto(origin + hostile[0].get_absolute_url())
     screenshot("hostile-work-phone")
-    page.goto(origin + reverse("home"))
+    page.goto(origin + reverse("publications:home"))
     screenshot("hostile-home-phone")
     # A 100,000-character title is shown cut, with its ellipsis, on the home page.
     longest = max(len(t) for t in page.locator("main a").all_inner_texts())

@@ -47,7 +47,7 @@ def test_sign_up_asks_to_confirm_the_email_and_the_link_signs_in(client):
     assert response["Location"] == reverse("account_email_verification_sent")
     page = client.get(response["Location"]).content.decode()
     assert "Check your email" in page and "Skip to content" in page  # our layout
-    assert not client.get(reverse("people:claim_list")).wsgi_request.user.is_authenticated
+    assert not client.get(reverse("profiles:claim_list")).wsgi_request.user.is_authenticated
 
     assert len(mail.outbox) == 1
     message = mail.outbox[0]
@@ -59,7 +59,7 @@ def test_sign_up_asks_to_confirm_the_email_and_the_link_signs_in(client):
     response = client.post(confirm)
     assert response.status_code == 302
     assert EmailAddress.objects.get(email="ada@example.org").verified
-    assert client.get(reverse("people:claim_list")).status_code == 200  # signed in now
+    assert client.get(reverse("profiles:claim_list")).status_code == 200  # signed in now
 
 
 def test_signing_in_before_confirming_sends_to_the_confirmation_page(client):
@@ -140,7 +140,7 @@ def test_an_added_institutional_address_counts_as_evidence_once_confirmed(client
     user = person("ada", email="ada@example.org")
     client.force_login(user)
     client.post(reverse("account_email"), {"action_add": "", "email": "ada@umich.edu"})
-    claim_url = reverse("people:claim", args=[author.pk])
+    claim_url = reverse("profiles:claim", args=[author.pk])
     assert "Confirm ada@umich.edu first" in client.get(claim_url).content.decode()
     client.post(path_of(link_in(mail.outbox[-1])))
     client.post(claim_url, {"method": "email"})
@@ -209,7 +209,7 @@ def test_connecting_orcid_proves_the_id_and_a_claim_by_orcid_is_approved(client,
     author = AuthorFactory(orcid=ORCID)
     user = person("grace")
     client.force_login(user)
-    claim_url = reverse("people:claim", args=[author.pk])
+    claim_url = reverse("profiles:claim", args=[author.pk])
     page = client.get(claim_url).content.decode()
     assert "sign in with ORCID to prove it is yours" in page
     assert f'action="{reverse("orcid_login")}?process=connect' in page
@@ -252,7 +252,7 @@ def test_account_settings_pages_render_in_the_site_layout(client, orcid_app):
     client.force_login(user)
     emails = client.get(reverse("account_email")).content.decode()
     assert "Only you see these" in emails and "ada@example.org" in emails
-    assert reverse("people:api_token") in emails and reverse("people:claim_list") in emails
+    assert reverse("profiles:api_token") in emails and reverse("profiles:claim_list") in emails
     connections = client.get(reverse("socialaccount_connections")).content.decode()
     assert "No ORCID iD is connected to your account." in connections
     assert "Connect an ORCID iD" in connections

@@ -93,7 +93,7 @@ def test_an_import_that_links_a_citation_alerts_the_follower(lise):
 def test_the_follow_box_turns_citation_alerts_on_and_off(client, lise):
     user = follower("otto", lise, alerts=False)
     client.force_login(user)
-    url = reverse("people:citation_alerts", args=[lise.pk])
+    url = reverse("profiles:citation_alerts", args=[lise.pk])
     page = client.get(lise.get_absolute_url()).content.decode()
     assert "Tell me about new citations of their works" in page
     client.post(url, {"on": "1"})

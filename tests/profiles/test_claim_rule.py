@@ -167,10 +167,10 @@ def test_the_claimant_sees_the_claim_waits_and_the_address_was_recorded(client):
     user = person("y", email="y@umontreal.ca")
     client.force_login(user)
     response = client.post(
-        reverse("people:claim", args=[author.pk]), {"method": "email"}, follow=True
+        reverse("profiles:claim", args=[author.pk]), {"method": "email"}, follow=True
     )
     claim = Claim.objects.get(user=user)
-    assert response.redirect_chain[-1][0] == reverse("people:claim_detail", args=[claim.pk])
+    assert response.redirect_chain[-1][0] == reverse("profiles:claim_detail", args=[claim.pk])
     words = text(response.content.decode())
     assert "Your claim waits for staff review" in words
     assert "y@umontreal.ca was recorded as evidence" in words
@@ -181,7 +181,7 @@ def test_the_claimant_sees_the_claim_waits_and_the_address_was_recorded(client):
 def test_the_claim_page_says_the_rule_for_every_method(client, orcid_app):
     author, _ = montreal_author(orcid=ORCID)
     client.force_login(person("y", email="y@umontreal.ca"))
-    url = reverse("people:claim", args=[author.pk])
+    url = reverse("profiles:claim", args=[author.pk])
     words = text(client.get(url).content.decode())
     assert "Only signing in with ORCID, when your iD is the one on this record" in words
     assert "approves a claim at once (verification level L3)" in words
@@ -317,12 +317,12 @@ def test_the_holder_under_review_still_edits_the_record(client):
     claim = approved_by_email_alone(user, author, "y@umontreal.ca")
     reopen()
     client.force_login(user)
-    edit = reverse("people:profile_edit", args=[author.pk])
+    edit = reverse("profiles:profile_edit", args=[author.pk])
     assert client.get(edit).status_code == 200
     response = client.post(edit, {"tagline": "Still mine", "homepage": ""})
     assert response.status_code == 302
     assert Profile.objects.get(author=author).tagline == "Still mine"
-    words = text(client.get(reverse("people:claim_detail", args=[claim.pk])).content.decode())
+    words = text(client.get(reverse("profiles:claim_detail", args=[claim.pk])).content.decode())
     assert "You keep the record and can edit it until staff decide" in words
 
 

@@ -269,9 +269,9 @@ def test_rejecting_needs_a_reason_the_claimant_sees(author, staff, client):
         claims.claim_reject(claim=claim, actor=staff, reason="  ")
     claims.claim_reject(claim=claim, actor=staff, reason="The staff page names someone else.")
     client.force_login(user)
-    page = client.get(reverse("people:claim_detail", args=[claim.pk])).content.decode()
+    page = client.get(reverse("profiles:claim_detail", args=[claim.pk])).content.decode()
     assert "The staff page names someone else." in page
-    panel = client.get(reverse("people:claim", args=[author.pk]))
+    panel = client.get(reverse("profiles:claim", args=[author.pk]))
     assert panel.status_code == 200  # a rejected claim does not stop a new one
 
 
@@ -324,7 +324,7 @@ def test_anonymous_visitors_are_asked_to_log_in_and_come_back(
 def test_signed_in_users_see_claim_this_record(author, stranger, django_assert_max_num_queries):
     html = panel(author, stranger, django_assert_max_num_queries)
     assert "Claim this record" in html
-    assert reverse("people:claim", args=[author.pk]) in html
+    assert reverse("profiles:claim", args=[author.pk]) in html
 
 
 def test_a_claimed_record_shows_how_it_was_verified(
@@ -368,7 +368,7 @@ def test_someone_with_a_claim_elsewhere_is_told_so(author, owner, django_assert_
 
 def test_the_claim_page_lists_every_method_and_why(author, client):
     client.force_login(with_orcid(person("x"), OTHER_ORCID))
-    page = client.get(reverse("people:claim", args=[author.pk])).content.decode()
+    page = client.get(reverse("profiles:claim", args=[author.pk])).content.decode()
     assert "ORCID sign-in" in page and OTHER_ORCID in page and ORCID in page
     assert "No institution this record is affiliated with has a known web domain." in page
     assert "Send to staff" in page
@@ -376,7 +376,7 @@ def test_the_claim_page_lists_every_method_and_why(author, client):
 
 
 def test_anonymous_visitors_are_sent_to_sign_in_from_the_claim_page(author, client):
-    response = client.get(reverse("people:claim", args=[author.pk]))
+    response = client.get(reverse("profiles:claim", args=[author.pk]))
     assert response.status_code == 302
     assert response["Location"].startswith("/accounts/login/?next=")
 
@@ -384,18 +384,18 @@ def test_anonymous_visitors_are_sent_to_sign_in_from_the_claim_page(author, clie
 def test_evidence_sent_from_the_page_waits_for_staff(author, client):
     user = person("x")
     client.force_login(user)
-    url = reverse("people:claim", args=[author.pk])
+    url = reverse("profiles:claim", args=[author.pk])
     data = {"method": "evidence", "evidence": EVIDENCE, "links": "https://example.edu/me\n"}
     response = client.post(url, data, follow=True)
     claim = Claim.objects.get(user=user)
-    assert response.redirect_chain[-1][0] == reverse("people:claim_detail", args=[claim.pk])
+    assert response.redirect_chain[-1][0] == reverse("profiles:claim_detail", args=[claim.pk])
     assert claim.status == "pending" and claim.evidence_links == ["https://example.edu/me"]
     assert "sent to staff" in response.content.decode()
 
 
 def test_bad_evidence_is_explained_and_nothing_typed_is_lost(author, client):
     client.force_login(person("x"))
-    url = reverse("people:claim", args=[author.pk])
+    url = reverse("profiles:claim", args=[author.pk])
     data = {"method": "evidence", "evidence": EVIDENCE, "links": "not a link"}
     response = client.post(url, data)
     assert response.status_code == 400
@@ -407,7 +407,7 @@ def test_bad_evidence_is_explained_and_nothing_typed_is_lost(author, client):
 
 def test_a_refused_method_says_why(author, client, orcid_app):
     client.force_login(person("x"))
-    response = client.post(reverse("people:claim", args=[author.pk]), {"method": "orcid"})
+    response = client.post(reverse("profiles:claim", args=[author.pk]), {"method": "orcid"})
     assert response.status_code == 400
     assert "sign in with ORCID to prove it is yours" in response.content.decode()
 
@@ -416,7 +416,7 @@ def test_claim_forms_need_the_csrf_token(author):
     user = person("x")
     client = Client(enforce_csrf_checks=True)
     client.force_login(user)
-    url = reverse("people:claim", args=[author.pk])
+    url = reverse("profiles:claim", args=[author.pk])
     assert client.post(url, {"method": "evidence", "evidence": EVIDENCE}).status_code == 403
     page = client.get(url).content.decode()
     assert page.count('name="csrfmiddlewaretoken"') >= 2
@@ -425,7 +425,7 @@ def test_claim_forms_need_the_csrf_token(author):
 
 def test_claims_are_rate_limited(author, client):
     client.force_login(person("x"))
-    url = reverse("people:claim", args=[author.pk])
+    url = reverse("profiles:claim", args=[author.pk])
     codes = [client.post(url, {"method": "orcid"}).status_code for _ in range(11)]
     assert codes[:10] == [400] * 10
     assert codes[10] == 429
@@ -442,8 +442,8 @@ def test_who_may_see_and_withdraw_a_claim(request, author, owner, who, detail, w
     claim = Claim.objects.get(user=owner)
     client = Client()
     client.force_login(request.getfixturevalue(who))
-    assert client.get(reverse("people:claim_detail", args=[claim.pk])).status_code == detail
-    assert client.post(reverse("people:claim_withdraw", args=[claim.pk])).status_code == withdraw
+    assert client.get(reverse("profiles:claim_detail", args=[claim.pk])).status_code == detail
+    assert client.post(reverse("profiles:claim_withdraw", args=[claim.pk])).status_code == withdraw
     claim.refresh_from_db()
     assert (claim.status == "withdrawn") == (who == "owner")
 
@@ -513,7 +513,7 @@ def test_rejecting_without_a_reason_in_the_admin_changes_nothing(author, staff, 
 def test_no_page_shows_the_claimants_private_email(author, owner, stranger, client):
     rival = person("rival", email="rival.private@example.net")
     claim = claims.claim_create(user=rival, author=author, method="evidence", evidence=EVIDENCE)
-    pages = [author.get_absolute_url(), reverse("people:claim", args=[author.pk])]
+    pages = [author.get_absolute_url(), reverse("profiles:claim", args=[author.pk])]
     for viewer in [None, stranger, rival, owner]:
         client.logout()
         if viewer:
@@ -524,4 +524,4 @@ def test_no_page_shows_the_claimants_private_email(author, owner, stranger, clie
             if viewer != rival:
                 assert "rival.private@example.net" not in html, (viewer, url)
     client.force_login(owner)
-    assert client.get(reverse("people:claim_detail", args=[claim.pk])).status_code == 404
+    assert client.get(reverse("profiles:claim_detail", args=[claim.pk])).status_code == 404

@@ -54,7 +54,7 @@ def conversation(invitation, recipient):
 
 
 def invite_url(author):
-    return reverse("people:invite", args=[author.pk])
+    return reverse("profiles:invite", args=[author.pk])
 
 
 # Who can invite whom ---------------------------------------------------------------------
@@ -67,7 +67,7 @@ def test_a_claimed_researcher_invites_one_who_is_open(sender, recipient, author)
     response = client.post(invite_url(author), {"topic": TOPIC, "message": MESSAGE})
     invitation = Invitation.objects.get()
     assert response.status_code == 302
-    assert response["Location"] == reverse("people:conversation", args=[invitation.pk])
+    assert response["Location"] == reverse("profiles:conversation", args=[invitation.pk])
     assert (invitation.sender, invitation.recipient.author, invitation.status) == (
         sender,
         author,
@@ -180,9 +180,9 @@ def test_the_recipient_accepts_and_the_invitation_becomes_a_conversation(
     invitation, recipient, sender
 ):
     client = signed_in(recipient)
-    inbox = client.get(reverse("people:inbox")).content.decode()
+    inbox = client.get(reverse("profiles:inbox")).content.decode()
     assert "Waiting for your answer" in inbox and TOPIC in inbox and "Ada Lovelace" in inbox
-    url = reverse("people:invitation_accept", args=[invitation.pk])
+    url = reverse("profiles:invitation_accept", args=[invitation.pk])
     response = client.post(url, {"reply": "Yes, let us talk next week."})
     assert response.status_code == 302
     invitation.refresh_from_db()
@@ -190,7 +190,7 @@ def test_the_recipient_accepts_and_the_invitation_becomes_a_conversation(
     assert Message.objects.get().body == "Yes, let us talk next week."
     note = Notification.objects.get(user=sender)
     assert note.kind == "invitation" and "Grace Hopper accepted" in note.text
-    page = client.get(reverse("people:conversation", args=[invitation.pk])).content.decode()
+    page = client.get(reverse("profiles:conversation", args=[invitation.pk])).content.decode()
     assert MESSAGE in page and "Yes, let us talk next week." in page
     assert "Write to Ada Lovelace" in page
 
@@ -198,12 +198,12 @@ def test_the_recipient_accepts_and_the_invitation_becomes_a_conversation(
 def test_both_people_write_in_the_conversation_and_unread_messages_are_counted(
     conversation, recipient, sender
 ):
-    url = reverse("people:conversation", args=[conversation.pk])
+    url = reverse("profiles:conversation", args=[conversation.pk])
     sender_client, recipient_client = signed_in(sender), signed_in(recipient)
     response = sender_client.post(url, {"body": "Great: Tuesday at ten?"})
     assert response.status_code == 302 and response["Location"].endswith("#latest")
     assert collab.unread_counts(recipient)["messages"] == 1
-    home = recipient_client.get(reverse("home")).content.decode()
+    home = recipient_client.get(reverse("publications:home")).content.decode()
     assert 'class="nav-count">1<' in home
     recipient_client.get(url)  # reading marks the message read
     assert collab.unread_counts(recipient)["messages"] == 0
@@ -218,7 +218,7 @@ def test_both_people_write_in_the_conversation_and_unread_messages_are_counted(
 def test_messages_are_rate_limited_with_a_429_page(conversation, sender, monkeypatch):
     monkeypatch.setattr(collab, "MESSAGE_RATE", "2/h")
     client = signed_in(sender)
-    url = reverse("people:conversation", args=[conversation.pk])
+    url = reverse("profiles:conversation", args=[conversation.pk])
     for n in range(2):
         assert client.post(url, {"body": f"Note {n}"}).status_code == 302
     response = client.post(url, {"body": "One too many"})
@@ -229,7 +229,7 @@ def test_messages_are_rate_limited_with_a_429_page(conversation, sender, monkeyp
 
 
 def test_an_empty_message_is_refused_with_the_reason(conversation, sender):
-    url = reverse("people:conversation", args=[conversation.pk])
+    url = reverse("profiles:conversation", args=[conversation.pk])
     response = signed_in(sender).post(url, {"body": "   "})
     assert response.status_code == 400
     assert "This field is required" in response.content.decode()
@@ -240,14 +240,14 @@ def test_no_messages_before_the_invitation_is_accepted(invitation, sender):
     with pytest.raises(CollaborationError, match="once the invitation is accepted"):
         collab.message_send(invitation=invitation, user=sender, body="Hello?")
     response = signed_in(sender).post(
-        reverse("people:conversation", args=[invitation.pk]), {"body": "Hello?"}
+        reverse("profiles:conversation", args=[invitation.pk]), {"body": "Hello?"}
     )
     assert response.status_code == 400
     assert not Message.objects.exists()
 
 
 def test_declining_tells_the_sender(invitation, recipient, sender):
-    response = signed_in(recipient).post(reverse("people:invitation_decline", args=[invitation.pk]))
+    response = signed_in(recipient).post(reverse("profiles:invitation_decline", args=[invitation.pk]))
     assert response.status_code == 302
     invitation.refresh_from_db()
     assert invitation.status == "declined"
@@ -273,15 +273,15 @@ def test_who_may_see_and_act_on_an_invitation(
 ):
     client = signed_in(request.getfixturevalue(who))
     args = [invitation.pk]
-    assert client.get(reverse("people:conversation", args=args)).status_code == view
-    assert client.post(reverse("people:invitation_accept", args=args)).status_code == accept
+    assert client.get(reverse("profiles:conversation", args=args)).status_code == view
+    assert client.post(reverse("profiles:invitation_accept", args=args)).status_code == accept
     # After an accept by the recipient, declining is no longer possible for anyone.
-    assert client.post(reverse("people:invitation_decline", args=args)).status_code == decline
+    assert client.post(reverse("profiles:invitation_decline", args=args)).status_code == decline
     reason = {"reason": "Unwanted sales pitch, not research."}
-    assert client.post(reverse("people:report_conversation", args=args), reason).status_code == (
+    assert client.post(reverse("profiles:report_conversation", args=args), reason).status_code == (
         report
     )
-    assert client.post(reverse("people:block", args=args)).status_code == block
+    assert client.post(reverse("profiles:block", args=args)).status_code == block
     invitation.refresh_from_db()
     assert invitation.status == ("accepted" if who == "recipient" else "pending")
 
@@ -289,7 +289,7 @@ def test_who_may_see_and_act_on_an_invitation(
 @pytest.mark.parametrize("who", ["stranger", "follower", "staff"])
 def test_outsiders_cannot_write_in_a_conversation(request, conversation, who):
     client = signed_in(request.getfixturevalue(who))
-    url = reverse("people:conversation", args=[conversation.pk])
+    url = reverse("profiles:conversation", args=[conversation.pk])
     assert client.post(url, {"body": "Let me in"}).status_code == 404
     with pytest.raises(CollaborationError):
         collab.message_send(invitation=conversation, user=request.getfixturevalue(who), body="x")
@@ -297,7 +297,7 @@ def test_outsiders_cannot_write_in_a_conversation(request, conversation, who):
 
 
 def test_the_inbox_needs_sign_in(client):
-    for name in ("people:inbox", "people:notifications"):
+    for name in ("profiles:inbox", "profiles:notifications"):
         response = client.get(reverse(name))
         assert response.status_code == 302 and "/accounts/login/" in response["Location"]
 
@@ -307,12 +307,12 @@ def test_collaboration_forms_need_the_csrf_token(invitation, recipient, author):
     client.force_login(recipient)
     args = [invitation.pk]
     for url in (
-        reverse("people:invitation_accept", args=args),
-        reverse("people:invitation_decline", args=args),
-        reverse("people:conversation", args=args),
-        reverse("people:block", args=args),
-        reverse("people:report_conversation", args=args),
-        reverse("people:report_work", args=[author.pk]),
+        reverse("profiles:invitation_accept", args=args),
+        reverse("profiles:invitation_decline", args=args),
+        reverse("profiles:conversation", args=args),
+        reverse("profiles:block", args=args),
+        reverse("profiles:report_conversation", args=args),
+        reverse("profiles:report_work", args=[author.pk]),
         invite_url(author),
     ):
         assert client.post(url, {"body": "x", "reason": "y" * 20}).status_code == 403, url
@@ -325,7 +325,7 @@ def test_collaboration_forms_need_the_csrf_token(invitation, recipient, author):
 
 
 def test_blocking_stops_invitations_and_messages_both_ways(conversation, recipient, sender):
-    signed_in(recipient).post(reverse("people:block", args=[conversation.pk]))
+    signed_in(recipient).post(reverse("profiles:block", args=[conversation.pk]))
     assert Block.objects.filter(blocker=recipient, blocked=sender).exists()
     with pytest.raises(CollaborationError, match="blocked"):
         collab.message_send(invitation=conversation, user=sender, body="Still there?")
@@ -335,7 +335,7 @@ def test_blocking_stops_invitations_and_messages_both_ways(conversation, recipie
     page = signed_in(sender).get(recipient.profile.author.get_absolute_url()).content.decode()
     assert "You cannot send invitations to this researcher." in page
     conversation_page = signed_in(sender).get(
-        reverse("people:conversation", args=[conversation.pk])
+        reverse("profiles:conversation", args=[conversation.pk])
     )
     assert "This conversation is closed" in conversation_page.content.decode()
 
@@ -349,17 +349,17 @@ def test_blocking_declines_the_blocked_persons_pending_invitation(invitation, re
 def test_unblocking_from_the_inbox(conversation, recipient, sender):
     block = collab.block_create(blocker=recipient, blocked=sender)
     client = signed_in(recipient)
-    assert "People you blocked" in client.get(reverse("people:inbox")).content.decode()
-    signed_in(sender).post(reverse("people:unblock", args=[block.pk]))  # not theirs to remove
+    assert "People you blocked" in client.get(reverse("profiles:inbox")).content.decode()
+    signed_in(sender).post(reverse("profiles:unblock", args=[block.pk]))  # not theirs to remove
     assert Block.objects.exists()
-    client.post(reverse("people:unblock", args=[block.pk]))
+    client.post(reverse("profiles:unblock", args=[block.pk]))
     assert not Block.objects.exists()
     collab.message_send(invitation=conversation, user=sender, body="Back again")
 
 
 def test_reporting_a_conversation_reaches_staff(conversation, recipient, sender):
     response = signed_in(recipient).post(
-        reverse("people:report_conversation", args=[conversation.pk]),
+        reverse("profiles:report_conversation", args=[conversation.pk]),
         {"reason": "The messages turned into advertising."},
     )
     assert response.status_code == 302
@@ -398,7 +398,7 @@ def test_a_report_and_the_conversation_outlive_the_recipients_withdrawal(
 
 def test_a_report_needs_a_reason(conversation, recipient):
     response = signed_in(recipient).post(
-        reverse("people:report_conversation", args=[conversation.pk]), {"reason": "bad"}
+        reverse("profiles:report_conversation", args=[conversation.pk]), {"reason": "bad"}
     )
     assert response.status_code == 400
     assert "at least 10 characters" in response.content.decode()
@@ -408,7 +408,7 @@ def test_a_report_needs_a_reason(conversation, recipient):
 def test_any_member_reports_a_misattributed_work(author, stranger):
     work = work_of(author, title="A namesake's paper on dunes")
     client = signed_in(stranger)
-    url = reverse("people:report_work", args=[author.pk])
+    url = reverse("profiles:report_work", args=[author.pk])
     page = client.get(url, {"work": work.pk}).content.decode()
     assert "A namesake&#x27;s paper on dunes" in page and "selected" in page
     reason = {"work": work.pk, "reason": "Written by a geographer of the same name."}
@@ -422,7 +422,7 @@ def test_any_member_reports_a_misattributed_work(author, stranger):
 def test_a_misattribution_report_must_name_a_work_of_the_record(author, stranger):
     other = work_of(AuthorFactory(), title="Someone else's work")
     response = signed_in(stranger).post(
-        reverse("people:report_work", args=[author.pk]),
+        reverse("profiles:report_work", args=[author.pk]),
         {"work": other.pk, "reason": "Not theirs, clearly."},
     )
     assert response.status_code == 400
@@ -434,7 +434,7 @@ def test_reports_are_rate_limited(author, stranger, monkeypatch):
     monkeypatch.setattr(collab, "REPORT_RATE", "1/d")
     work = work_of(author, title="Dunes")
     client = signed_in(stranger)
-    url = reverse("people:report_work", args=[author.pk])
+    url = reverse("profiles:report_work", args=[author.pk])
     client.post(url, {"work": work.pk, "reason": "Someone else's paper."})
     assert client.post(url, {"work": work.pk, "reason": "Again."}).status_code == 429
 
@@ -510,9 +510,9 @@ def test_no_collaboration_page_shows_a_private_email(conversation, recipient, se
     for user in (recipient, sender):
         client = signed_in(user)
         for url in (
-            reverse("people:inbox"),
-            reverse("people:conversation", args=[conversation.pk]),
-            reverse("people:notifications"),
+            reverse("profiles:inbox"),
+            reverse("profiles:conversation", args=[conversation.pk]),
+            reverse("profiles:notifications"),
             author.get_absolute_url(),
             sender.profile.author.get_absolute_url(),
         ):
@@ -542,7 +542,7 @@ def test_the_inbox_takes_a_fixed_number_of_queries(
             collab.block_create(blocker=recipient, blocked=user)
     client = signed_in(recipient)
     with django_assert_max_num_queries(8):
-        response = client.get(reverse("people:inbox"))
+        response = client.get(reverse("profiles:inbox"))
     assert "Sender Number" in response.content.decode()
 
 
@@ -555,7 +555,7 @@ def test_a_conversation_takes_a_fixed_number_of_queries(
         collab.message_send(invitation=conversation, user=author, body=f"Message {n}")
     client = signed_in(recipient)
     with django_assert_max_num_queries(10):
-        response = client.get(reverse("people:conversation", args=[conversation.pk]))
+        response = client.get(reverse("profiles:conversation", args=[conversation.pk]))
     assert f"Message {messages - 1}" in response.content.decode()
 
 
@@ -563,7 +563,7 @@ def test_a_conversation_takes_a_fixed_number_of_queries(
 def test_every_member_may_report_a_misattributed_work(request, author, who):
     work = work_of(author, title="Dunes")
     response = signed_in(request.getfixturevalue(who)).post(
-        reverse("people:report_work", args=[author.pk]),
+        reverse("profiles:report_work", args=[author.pk]),
         {"work": work.pk, "reason": "A namesake wrote this one."},
     )
     assert response.status_code == 302
@@ -573,7 +573,7 @@ def test_every_member_may_report_a_misattributed_work(request, author, who):
 def test_visitors_must_sign_in_to_report(client, author):
     work = work_of(author, title="Dunes")
     response = client.post(
-        reverse("people:report_work", args=[author.pk]), {"work": work.pk, "reason": "x" * 20}
+        reverse("profiles:report_work", args=[author.pk]), {"work": work.pk, "reason": "x" * 20}
     )
     assert response.status_code == 302 and "/accounts/login/" in response["Location"]
     assert not Report.objects.exists()

@@ -25,11 +25,11 @@ pytestmark = pytest.mark.django_db
 
 
 def follow_url(author):
-    return reverse("people:follow", args=[author.pk])
+    return reverse("profiles:follow", args=[author.pk])
 
 
 def unfollow_url(author):
-    return reverse("people:unfollow", args=[author.pk])
+    return reverse("profiles:unfollow", args=[author.pk])
 
 
 def signed_in(user) -> Client:
@@ -158,7 +158,7 @@ def test_follow_forms_need_the_csrf_token(author, stranger):
     client = Client(enforce_csrf_checks=True)
     client.force_login(stranger)
     assert client.post(follow_url(author)).status_code == 403
-    assert client.post(reverse("people:digest_preferences")).status_code == 403
+    assert client.post(reverse("profiles:digest_preferences")).status_code == 403
     assert not Follow.objects.exists()
 
 
@@ -252,7 +252,7 @@ def test_following_page_shows_new_works_since_the_last_visit(author, stranger):
     Follow.objects.filter(user=stranger).update(created_at=timezone.now() - timedelta(days=10))
     work_of(author, title="Fresh results on compilers", days_ago=2)
     client = signed_in(stranger)
-    first = client.get(reverse("people:following"))
+    first = client.get(reverse("profiles:following"))
     html = first.content.decode()
     assert first.status_code == 200
     new_section = html.split('id="new-works"')[1].split("</section>")[0]
@@ -260,42 +260,42 @@ def test_following_page_shows_new_works_since_the_last_visit(author, stranger):
     assert "Old and already known" not in new_section  # stored before the follow
     assert "Old and already known" in html  # still among the recent works
     assert 'id="new-count">1<' in html
-    second = client.get(reverse("people:following")).content.decode()
+    second = client.get(reverse("profiles:following")).content.decode()
     assert 'id="new-count">0<' in second
     assert "Nothing new since your last visit" in second
     work_of(author, title="Another one arrives")
-    third = client.get(reverse("people:following")).content.decode()
+    third = client.get(reverse("profiles:following")).content.decode()
     assert "Another one arrives" in third.split('id="new-works"')[1].split("</section>")[0]
 
 
 def test_following_page_lists_only_my_follows(author, follower, stranger):
     other = AuthorFactory(display_name="Someone Else")
     following.follow_create(user=stranger, author=other)
-    html = signed_in(stranger).get(reverse("people:following")).content.decode()
+    html = signed_in(stranger).get(reverse("profiles:following")).content.decode()
     assert "Someone Else" in html
     assert "Grace Hopper" not in html
 
 
 def test_following_page_needs_sign_in(client):
-    response = client.get(reverse("people:following"))
+    response = client.get(reverse("profiles:following"))
     assert response.status_code == 302
     assert response["Location"].startswith(reverse("account_login"))
 
 
 def test_following_page_with_no_follows_says_how_to_start(stranger):
-    html = signed_in(stranger).get(reverse("people:following")).content.decode()
+    html = signed_in(stranger).get(reverse("profiles:following")).content.decode()
     assert "You do not follow anyone yet" in html
 
 
 def test_digest_opt_in_and_out(stranger):
     client = signed_in(stranger)
-    client.post(reverse("people:digest_preferences"), {"email_digest": "on"})
+    client.post(reverse("profiles:digest_preferences"), {"email_digest": "on"})
     preferences = Preferences.objects.get(user=stranger)
     assert preferences.email_digest is True
     assert preferences.digest_since is not None  # the first digest starts from now
     assert preferences.digest_sent_at is None  # and goes at the next scheduled time
-    assert "checked" in client.get(reverse("people:following")).content.decode()
-    client.post(reverse("people:digest_preferences"), {})
+    assert "checked" in client.get(reverse("profiles:following")).content.decode()
+    client.post(reverse("profiles:digest_preferences"), {})
     assert Preferences.objects.get(user=stranger).email_digest is False
 
 
@@ -346,11 +346,11 @@ def test_unread_notifications_show_in_the_nav_and_are_read_on_the_notifications_
         user=follower, kind=Notification.Kind.CLAIMED, author=author, text="Grace claimed"
     )
     client = signed_in(follower)
-    html = client.get(reverse("home")).content.decode()
+    html = client.get(reverse("publications:home")).content.decode()
     assert 'class="nav-count">1<' in html
-    page = client.get(reverse("people:notifications")).content.decode()
+    page = client.get(reverse("profiles:notifications")).content.decode()
     assert "notification-unread" in page and "Grace claimed" in page
-    assert 'class="nav-count"' not in client.get(reverse("home")).content.decode()
+    assert 'class="nav-count"' not in client.get(reverse("publications:home")).content.decode()
     assert not Notification.objects.filter(read_at__isnull=True).exists()
 
 
@@ -361,9 +361,9 @@ def test_no_page_of_the_following_flow_shows_a_private_email(author, owner, foll
     client = signed_in(follower)
     for url in (
         author.get_absolute_url(),
-        reverse("people:following"),
-        reverse("people:notifications"),
-        reverse("people:inbox"),
+        reverse("profiles:following"),
+        reverse("profiles:notifications"),
+        reverse("profiles:inbox"),
     ):
         assert "grace.private@example.net" not in client.get(url).content.decode(), url
 
@@ -387,7 +387,7 @@ def test_the_following_page_takes_the_same_queries_for_few_or_many_follows(
     _follow_many(stranger, authors, works_each=3)
     client = signed_in(stranger)
     with django_assert_max_num_queries(17):  # a work list reads its unlinked names in one
-        response = client.get(reverse("people:following"))
+        response = client.get(reverse("profiles:following"))
     assert response.content.decode().count('class="followed-item"') == authors
 
 
@@ -402,5 +402,5 @@ def test_the_notifications_page_takes_a_fixed_number_of_queries(
     )
     client = signed_in(follower)
     with django_assert_max_num_queries(7):
-        response = client.get(reverse("people:notifications"))
+        response = client.get(reverse("profiles:notifications"))
     assert "Paper 0" in response.content.decode() or "Paper 2" in response.content.decode()

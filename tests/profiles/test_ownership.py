@@ -109,7 +109,7 @@ def linked(author, work) -> bool:
 
 def test_the_owner_edits_tagline_homepage_and_openness(owner, client):
     client.force_login(owner)
-    url = reverse("people:profile_edit", args=[profile_of(owner).author_id])
+    url = reverse("profiles:profile_edit", args=[profile_of(owner).author_id])
     data = {
         "tagline": "Poetical science",
         "homepage": "https://ada.example.org/",
@@ -129,7 +129,7 @@ def test_the_owner_edits_tagline_homepage_and_openness(owner, client):
 
 def test_a_bad_homepage_is_explained_and_nothing_is_lost(owner, client):
     client.force_login(owner)
-    url = reverse("people:profile_edit", args=[profile_of(owner).author_id])
+    url = reverse("profiles:profile_edit", args=[profile_of(owner).author_id])
     response = client.post(url, {"tagline": "Kept", "homepage": "not a url"})
     assert response.status_code == 400
     page = response.content.decode()
@@ -162,7 +162,7 @@ def test_not_mine_removes_the_work_and_a_later_import_keeps_it_off(tmp_path, rec
     profile = profile_of(owner)
     ownership.work_pin(profile=profile, work=namesake, actor=owner)
     client.force_login(owner)
-    url = reverse("people:work_disown", args=[record.pk, namesake.pk])
+    url = reverse("profiles:work_disown", args=[record.pk, namesake.pk])
     response = client.post(url, {"reason": "Another Ada Lovelace"})
     assert response.status_code == 302
     assert not linked(record, namesake)
@@ -221,7 +221,7 @@ def test_a_missing_doi_is_imported_then_linked_and_stays_linked(
         ("A5000000007", "Someone Else"),
     ])  # fmt: skip
     client.force_login(owner)
-    url = reverse("people:work_add", args=[record.pk])
+    url = reverse("profiles:work_add", args=[record.pk])
     with responses.RequestsMock() as mock:
         mock.get(
             f"{API}/works",
@@ -240,7 +240,7 @@ def test_a_missing_doi_is_imported_then_linked_and_stays_linked(
     assert run.status == "succeeded" and run.requested_by == owner
     assert linked(record, work)
     assert LinkConstraint.objects.get(author=record, work=work).kind == "must_link"
-    page = client.get(reverse("people:profile_edit", args=[record.pk])).content.decode()
+    page = client.get(reverse("profiles:profile_edit", args=[record.pk])).content.decode()
     assert "Added</span>" in page and "A paper OpenAlex credits to someone else" in page
 
     # A later import of the same work, still without the owner, does not drop the link.
@@ -290,7 +290,7 @@ def test_a_doi_no_source_knows_is_reported(
 
 def test_a_bad_identifier_is_explained_and_kept(record, owner, client):
     client.force_login(owner)
-    response = client.post(reverse("people:work_add", args=[record.pk]), {"identifier": "hello"})
+    response = client.post(reverse("profiles:work_add", args=[record.pk]), {"identifier": "hello"})
     assert response.status_code == 400
     page = response.content.decode()
     assert "Not a DOI" in page and 'value="hello"' in page
@@ -301,7 +301,7 @@ def test_a_bad_identifier_is_explained_and_kept(record, owner, client):
 
 
 def test_anonymous_visitors_are_sent_to_sign_in(record, client):
-    response = client.get(reverse("people:profile_edit", args=[record.pk]))
+    response = client.get(reverse("profiles:profile_edit", args=[record.pk]))
     assert response.status_code == 302 and "/accounts/login/" in response["Location"]
 
 
@@ -309,16 +309,16 @@ def test_owner_forms_need_the_csrf_token(record, owner):
     client = Client(enforce_csrf_checks=True)
     client.force_login(owner)
     namesake = Work.objects.get(openalex_id="W2")
-    url = reverse("people:work_disown", args=[record.pk, namesake.pk])
+    url = reverse("profiles:work_disown", args=[record.pk, namesake.pk])
     assert client.post(url).status_code == 403
     assert linked(record, namesake)
-    page = client.get(reverse("people:profile_edit", args=[record.pk])).content.decode()
+    page = client.get(reverse("profiles:profile_edit", args=[record.pk])).content.decode()
     assert page.count('name="csrfmiddlewaretoken"') >= 5
 
 
 def test_the_edit_page_shows_no_private_email(record, owner, client):
     client.force_login(owner)
-    page = client.get(reverse("people:profile_edit", args=[record.pk])).content.decode()
+    page = client.get(reverse("profiles:profile_edit", args=[record.pk])).content.decode()
     assert "ada.private@example.net" not in page
     assert "A paper that is mine" in page and "Not mine" in page
 
@@ -326,7 +326,7 @@ def test_the_edit_page_shows_no_private_email(record, owner, client):
 def test_a_record_without_an_owner_cannot_be_edited(client):
     client.force_login(person("x"))
     author = AuthorFactory()
-    assert client.get(reverse("people:profile_edit", args=[author.pk])).status_code == 403
+    assert client.get(reverse("profiles:profile_edit", args=[author.pk])).status_code == 403
 
 
 def test_a_work_removed_by_mistake_is_put_back(record, owner, client):
@@ -334,9 +334,9 @@ def test_a_work_removed_by_mistake_is_put_back(record, owner, client):
     profile = profile_of(owner)
     ownership.work_disown(profile=profile, work=namesake, actor=owner)
     client.force_login(owner)
-    edit = reverse("people:profile_edit", args=[record.pk])
+    edit = reverse("profiles:profile_edit", args=[record.pk])
     assert "Removed from your record" in client.get(edit).content.decode()
-    client.post(reverse("people:work_restore", args=[record.pk, namesake.pk]))
+    client.post(reverse("profiles:work_restore", args=[record.pk, namesake.pk]))
     assert linked(record, namesake)
     assert LinkConstraint.objects.get(author=record, work=namesake).kind == "must_link"
     assert "Removed from your record" not in client.get(edit).content.decode()

@@ -66,9 +66,9 @@ def test_withdrawing_a_claim_keeps_the_other_persons_conversation(conversation, 
         REPLY,
         "SENDER-NOTE-2f9 and thanks.",
     ]
-    inbox = signed_in(sender).get(reverse("people:inbox")).content.decode()
+    inbox = signed_in(sender).get(reverse("profiles:inbox")).content.decode()
     assert "former holder of Grace Hopper" in inbox
-    page = signed_in(sender).get(reverse("people:conversation", args=[kept.pk])).content.decode()
+    page = signed_in(sender).get(reverse("profiles:conversation", args=[kept.pk])).content.decode()
     assert "the former holder of" in page and "Grace Hopper" in page
     assert REPLY in page and "SENDER-NOTE-2f9" in page
     assert 'name="body"' not in page  # closed to new messages, still readable
@@ -76,7 +76,7 @@ def test_withdrawing_a_claim_keeps_the_other_persons_conversation(conversation, 
 
 def test_the_member_who_withdrew_still_reads_the_conversation(conversation, sender, recipient):
     withdraw(recipient)
-    page = signed_in(recipient).get(reverse("people:conversation", args=[conversation.pk]))
+    page = signed_in(recipient).get(reverse("profiles:conversation", args=[conversation.pk]))
     assert page.status_code == 200
     assert MESSAGE in page.content.decode() and REPLY in page.content.decode()
 
@@ -87,7 +87,7 @@ def test_a_closed_conversation_takes_no_new_message(conversation, sender, recipi
     with pytest.raises(CollaborationError, match="closed"):
         collab.message_send(invitation=kept, user=sender, body="Still there?")
     response = signed_in(sender).post(
-        reverse("people:conversation", args=[kept.pk]), {"body": "Still there?"}
+        reverse("profiles:conversation", args=[kept.pk]), {"body": "Still there?"}
     )
     assert response.status_code == 400
     assert not Message.objects.filter(body="Still there?").exists()
@@ -95,7 +95,7 @@ def test_a_closed_conversation_takes_no_new_message(conversation, sender, recipi
 
 def test_a_sender_who_withdrew_is_shown_as_former_holder(conversation, sender, recipient):
     withdraw(sender)
-    page = signed_in(recipient).get(reverse("people:conversation", args=[conversation.pk]))
+    page = signed_in(recipient).get(reverse("profiles:conversation", args=[conversation.pk]))
     html = page.content.decode()
     assert "the former holder of" in html and "Ada Lovelace" in html and MESSAGE in html
 
@@ -122,7 +122,7 @@ def test_deleting_an_account_keeps_what_the_other_person_wrote(conversation, sen
     assert list(kept.messages.values_list("body", flat=True)) == [REPLY]
     report.refresh_from_db()
     assert report.reported_user is None and report.reason == "Asked for my home address."
-    page = signed_in(recipient).get(reverse("people:conversation", args=[kept.pk]))
+    page = signed_in(recipient).get(reverse("profiles:conversation", args=[kept.pk]))
     assert page.status_code == 200 and REPLY in page.content.decode()
     assert "This account no longer exists" in page.content.decode()
 
@@ -144,7 +144,7 @@ def test_deleting_the_recipients_account_keeps_the_senders_writing(conversation,
     assert (kept.recipient, kept.recipient_user) == (None, None)
     assert kept.messages.filter(body="SENDER-NOTE-8aa first.").exists()
     assert kept.message == MESSAGE
-    assert signed_in(sender).get(reverse("people:inbox")).status_code == 200
+    assert signed_in(sender).get(reverse("profiles:inbox")).status_code == 200
 
 
 def test_blocking_keeps_the_conversation(conversation, sender, recipient):

@@ -60,7 +60,7 @@ def test_a_work_added_while_the_broker_is_down_waits_then_is_linked(
     redis_site.stop()
 
     response = client.post(
-        reverse("people:work_add", args=[record.pk]), {"identifier": f"doi:{DOI}"}, follow=True
+        reverse("profiles:work_add", args=[record.pk]), {"identifier": f"doi:{DOI}"}, follow=True
     )
 
     assert response.status_code == 200

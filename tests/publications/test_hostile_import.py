@@ -303,7 +303,7 @@ def test_a_bell_in_a_name_no_longer_breaks_the_feed_of_coauthors(client, tmp_pat
     assert run_files(path).status == ImportRun.Status.SUCCEEDED
     assert Author.objects.get(openalex_id="A990901").display_name == "Bell Ringer"
     coauthor = Author.objects.get(openalex_id="A990902")
-    response = client.get(reverse("researchers:feed", args=[coauthor.pk]))
+    response = client.get(reverse("profiles:researcher_feed", args=[coauthor.pk]))
     assert response.status_code == 200
     assert_harmless_feed(response.content, "co-author feed")
 
