@@ -3,9 +3,10 @@ from django.db.models import BooleanField, Case, ExpressionWrapper, IntegerField
 from django.http import HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 
-from profiles import claims, models
-from profiles.claim_review import claim_review
-from profiles.forms import ApproveClaimForm, RejectClaimForm
+from profiles import models
+from profiles.claims import services as claims
+from profiles.claims.forms import ApproveClaimForm, RejectClaimForm
+from profiles.claims.review import claim_review
 from publications.admin import CurationAdmin
 from publications.admin_audit import AuditedModelAdmin
 from publications.curation import audit_record
@@ -224,7 +225,7 @@ class ReportAdmin(AuditedModelAdmin):
         return response
 
     def _decide(self, request, queryset, decide, done: str) -> None:
-        from profiles.collaboration import CollaborationError
+        from profiles.collaboration.services import CollaborationError
 
         count = 0
         for report in queryset:
@@ -242,13 +243,13 @@ class ReportAdmin(AuditedModelAdmin):
         permissions=["change"],
     )
     def uphold(self, request, queryset):
-        from profiles.collaboration import report_uphold
+        from profiles.collaboration.services import report_uphold
 
         self._decide(request, queryset, report_uphold, "upheld")
 
     @admin.action(description="Dismiss: nothing to act on", permissions=["change"])
     def dismiss(self, request, queryset):
-        from profiles.collaboration import report_dismiss
+        from profiles.collaboration.services import report_dismiss
 
         self._decide(request, queryset, report_dismiss, "dismissed")
 

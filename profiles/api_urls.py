@@ -1,7 +1,7 @@
 from rest_framework.routers import SimpleRouter
 
-from profiles.claim_api import ClaimViewSet
-from profiles.social_api import FollowViewSet
+from profiles.claims.api import ClaimViewSet
+from profiles.following.api import FollowViewSet
 
 router = SimpleRouter()
 router.register("claims", ClaimViewSet, basename="claim")

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from django.http import HttpRequest
 
-from profiles import collaboration as collab
-from profiles import following
-from profiles.social_forms import InvitationForm
+from profiles.collaboration import services as collab
+from profiles.collaboration.forms import InvitationForm
+from profiles.following import services as following
 from publications.models import Author
 
 

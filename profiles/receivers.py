@@ -29,6 +29,6 @@ def queue_claimed_notification(sender, author_id, **kwargs) -> None:
 @receiver(import_run_ended, dispatch_uid="profiles.link_added_works")
 def link_added_works(sender, run_id, **kwargs) -> None:
     """An import an owner asked for ended: the works it brought go on their record."""
-    from profiles import ownership
+    from profiles.claims import ownership
 
     ownership.work_links_after_import(run_id=run_id)

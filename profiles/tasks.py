@@ -56,7 +56,7 @@ def refresh_tracked_authors() -> list[int]:
 @shared_task(name="profiles.tasks.link_added_work", bind=True, max_retries=48)
 def link_added_work(self, run_id: int, author_id: int, actor_id: int | None, key: dict):
     """After the import an owner asked for: link the work to their record."""
-    from profiles import ownership
+    from profiles.claims import ownership
 
     if not ownership.run_is_finished(run_id):
         raise self.retry(countdown=300)  # the run was re-queued to go on where it stopped
@@ -72,7 +72,7 @@ NOTIFY_CHUNK = 500  # author ids per notification query
 @shared_task(name="profiles.tasks.notify_new_works")
 def notify_new_works(author_ids: list[int]) -> int:
     """After an import batch: tell followers of these authors about their new works."""
-    from profiles import following
+    from profiles.following import services as following
 
     created = 0
     for start in range(0, len(author_ids), NOTIFY_CHUNK):
@@ -84,7 +84,7 @@ def notify_new_works(author_ids: list[int]) -> int:
 @shared_task(name="profiles.tasks.notify_new_citations")
 def notify_new_citations(author_ids: list[int]) -> int:
     """After an import batch: tell followers who asked about new citations of these authors."""
-    from profiles import following
+    from profiles.following import services as following
 
     created = 0
     for start in range(0, len(author_ids), NOTIFY_CHUNK):
@@ -96,7 +96,7 @@ def notify_new_citations(author_ids: list[int]) -> int:
 @shared_task(name="profiles.tasks.notify_claimed")
 def notify_claimed(author_id: int) -> int:
     """After a claim changed: tell the followers once the record is claimed."""
-    from profiles import following
+    from profiles.following import services as following
 
     return following.notify_claimed(author_id=author_id)
 
@@ -104,6 +104,6 @@ def notify_claimed(author_id: int) -> int:
 @shared_task(name="profiles.tasks.send_digests", soft_time_limit=3600, time_limit=3900)
 def send_digests() -> int:
     """Daily: the e-mail digest of new works for everyone who opted in."""
-    from profiles import digest
+    from profiles.following import digest
 
     return digest.digests_send()

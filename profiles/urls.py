@@ -6,7 +6,9 @@ Mounted at the site root: researcher pages live under ``researchers/``, claims u
 
 from django.urls import include, path
 
-from profiles import claim_views, export_views, social_views, views
+from profiles import export_views, views
+from profiles.claims import views as claim_views
+from profiles.collaboration import views as social_views
 from profiles.feeds import researcher_feed
 
 app_name = "profiles"

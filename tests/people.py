@@ -17,7 +17,7 @@ from allauth.socialaccount.models import SocialAccount, SocialApp
 from django.contrib.sites.models import Site
 from django.utils import timezone
 
-from profiles import claims
+from profiles.claims import services as claims
 from profiles.models import Claim, Follow, Profile
 from publications.models import Work
 from tests.factories import AuthorFactory, AuthorshipFactory, UserFactory, WorkFactory

@@ -15,7 +15,7 @@ def follow_button(context, author):
 @register.inclusion_tag("profiles/_claim_panel.html", takes_context=True)
 def claim_panel(context, author):
     """Who holds this record, and how to claim it (one query)."""
-    from profiles.claims import claim_panel_state
+    from profiles.claims.services import claim_panel_state
 
     request = context.get("request")
     user = getattr(request, "user", None) or context.get("user")
@@ -34,7 +34,7 @@ def collaboration_panel(context, author):
 @register.simple_tag(takes_context=True)
 def inbox_unread(context) -> int:
     """How many things in the signed-in user's inbox are unread (one query; none for visitors)."""
-    from profiles.collaboration import unread_counts
+    from profiles.collaboration.services import unread_counts
 
     request = context.get("request")
     return unread_counts(getattr(request, "user", None))["total"]

@@ -11,7 +11,9 @@ from django.core.management import call_command
 from django.urls import reverse
 from django.utils import timezone
 
-from profiles import collaboration, following, ownership
+from profiles.claims import ownership
+from profiles.collaboration import services as collaboration
+from profiles.following import services as following
 from profiles.models import Claim, Profile
 from publications.models import Author, AuthorInstitution, Topic, Venue, WorkTopic
 from tests.factories import InstitutionFactory, UserFactory

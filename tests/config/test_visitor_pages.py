@@ -9,7 +9,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from profiles import ownership
+from profiles.claims import ownership
 from profiles.models import Profile
 from tests.factories import AuthorshipFactory, UserFactory
 

@@ -25,7 +25,7 @@ from django.db import transaction
 from django.test import Client
 from rest_framework.authtoken.models import Token
 
-from profiles.claims.services import ownership
+from profiles.claims import ownership
 from profiles.models import (
     Block,
     Claim,

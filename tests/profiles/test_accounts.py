@@ -12,7 +12,7 @@ from django.core import mail
 from django.urls import reverse
 from responses import matchers
 
-from profiles import claims
+from profiles.claims import services as claims
 from profiles.models import Claim
 from publications.models import AuthorInstitution
 from tests.factories import AuthorFactory, InstitutionFactory

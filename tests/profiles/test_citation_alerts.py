@@ -9,8 +9,9 @@ from django.core import mail
 from django.urls import reverse
 from django.utils import timezone
 
-from profiles import digest, following
-from profiles.following import FollowError
+from profiles.following import digest
+from profiles.following import services as following
+from profiles.following.services import FollowError
 from profiles.models import Follow, Notification, Preferences
 from publications.ingest import ingest_works
 from publications.models import Citation

@@ -6,7 +6,7 @@ from django.core.management import call_command
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from profiles import claims
+from profiles.claims import services as claims
 from profiles.models import Claim
 from tests.profiles.claim_people import ORCID, OTHER_ORCID, person, with_orcid
 

@@ -16,8 +16,9 @@ from django.db import connection
 from django.urls import reverse
 from django.utils import timezone
 
-from profiles import claims, ownership
-from profiles.claims import ClaimError
+from profiles.claims import ownership
+from profiles.claims import services as claims
+from profiles.claims.services import ClaimError
 from profiles.models import Claim, Profile
 from publications.models import AuditEvent, AuthorInstitution
 from tests.factories import AuthorFactory, AuthorshipFactory, InstitutionFactory, WorkFactory

@@ -5,8 +5,8 @@ from django.template import Context, Template
 from django.test import Client, RequestFactory
 from django.urls import reverse
 
-from profiles import claims
-from profiles.claims import ClaimError
+from profiles.claims import services as claims
+from profiles.claims.services import ClaimError
 from profiles.models import Claim, Profile
 from profiles.signals import claim_changed
 from publications.models import AuditEvent, AuthorInstitution

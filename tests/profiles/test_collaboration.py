@@ -7,8 +7,8 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from profiles import collaboration as collab
-from profiles.collaboration import CollaborationError
+from profiles.collaboration import services as collab
+from profiles.collaboration.services import CollaborationError
 from profiles.models import Block, Invitation, Message, Notification, Profile, Report
 from profiles.signals import report_upheld
 from publications.models import AuditEvent, Authorship, LinkConstraint
@@ -375,7 +375,7 @@ def test_reporting_a_conversation_reaches_staff(conversation, recipient, sender)
 def test_a_report_and_the_conversation_outlive_the_recipients_withdrawal(
     conversation, recipient, sender
 ):
-    from profiles.claims import claim_withdraw
+    from profiles.claims.services import claim_withdraw
     from profiles.models import Claim
 
     collab.message_send(invitation=conversation, user=sender, body="Buy our cloud credits now.")

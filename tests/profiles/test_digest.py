@@ -7,7 +7,9 @@ from django.core import mail
 from django.utils import timezone
 
 from config.celery import app as celery_app
-from profiles import digest, following, tasks
+from profiles import tasks
+from profiles.following import digest
+from profiles.following import services as following
 from profiles.models import Follow, Preferences
 from tests.factories import AuthorFactory
 from tests.profiles.claim_people import person

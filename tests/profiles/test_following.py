@@ -10,8 +10,8 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from profiles import following
-from profiles.following import FollowError
+from profiles.following import services as following
+from profiles.following.services import FollowError
 from profiles.models import Claim, Follow, Notification, Preferences
 from profiles.signals import claim_changed, follow_changed
 from publications.metrics import author_metrics_refresh

@@ -8,8 +8,8 @@ from django.test import Client
 from django.urls import reverse
 from responses import matchers
 
-from profiles import ownership
-from profiles.claims import ClaimError
+from profiles.claims import ownership
+from profiles.claims.services import ClaimError
 from profiles.models import Profile
 from publications.importing.pipeline import import_run_create, import_run_execute
 from publications.models import AuditEvent, Author, Authorship, ImportRun, LinkConstraint, Work

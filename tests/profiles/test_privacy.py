@@ -8,9 +8,9 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import reverse
 
-from profiles import collaboration as collab
-from profiles.claims import claim_withdraw
-from profiles.collaboration import CollaborationError
+from profiles.claims.services import claim_withdraw
+from profiles.collaboration import services as collab
+from profiles.collaboration.services import CollaborationError
 from profiles.models import Claim, Invitation, Message, Profile, Report
 from publications.models import AuditEvent
 from tests.factories import grant

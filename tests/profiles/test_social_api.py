@@ -5,7 +5,7 @@ from django.core.management import call_command
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from profiles import following
+from profiles.following import services as following
 from profiles.models import Follow
 from tests.factories import AuthorFactory
 

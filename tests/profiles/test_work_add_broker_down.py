@@ -12,7 +12,7 @@ from django.urls import reverse
 from responses import matchers
 
 from config.celery import app as celery_app
-from profiles import ownership
+from profiles.claims import ownership
 from publications import tasks
 from publications.models import AuditEvent, ImportRun, Work
 from tests.config.test_faults_redis import redis_site  # noqa: F401 - a fixture

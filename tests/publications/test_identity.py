@@ -5,7 +5,7 @@ from datetime import date
 import pytest
 from django.db import transaction
 
-from profiles import ownership
+from profiles.claims import ownership
 from profiles.models import Profile
 from publications import curation, exports, list_exports
 from publications.ingest import ingest_works

@@ -5,7 +5,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from profiles import claims
+from profiles.claims import services as claims
 from profiles.models import Claim, Follow, Report
 from profiles.signals import claim_changed, follow_changed, report_upheld
 from publications.models import Author, AuthorInstitution, Work

@@ -16,7 +16,7 @@ from django.core.validators import URLValidator
 from django.db import transaction
 from django.db.models import Max, Q
 
-from profiles.claims import ClaimError
+from profiles.claims.services import ClaimError
 from profiles.models import MAX_PINNED_WORKS, Profile
 from publications import signals as publication_signals
 from publications.curation import audit_record

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
 
-from profiles import claims
+from profiles.claims import services as claims
 from profiles.models import Claim, Follow, Profile, Report
 from publications.models import AuditEvent, Author, Authorship
 

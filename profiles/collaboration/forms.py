@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django import forms
 
-from profiles import collaboration as collab
+from profiles.collaboration import services as collab
 
 
 class InvitationForm(forms.Form):

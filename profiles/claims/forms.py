@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from django import forms
 
-from profiles import claims
-from profiles.claims import ClaimError
+from profiles.claims import services as claims
+from profiles.claims.ownership import WorkKey
+from profiles.claims.services import ClaimError
 from profiles.models import Profile
-from profiles.ownership import WorkKey
 
 
 class EvidenceClaimForm(forms.Form):

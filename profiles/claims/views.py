@@ -13,9 +13,10 @@ from django.views.decorators.http import require_POST
 from rest_framework.authtoken.models import Token
 
 from config.ratelimits import ratelimit
-from profiles import claims, ownership
-from profiles.claims import ClaimError
-from profiles.forms import AddWorkForm, DisownForm, EvidenceClaimForm, ProfileForm
+from profiles.claims import ownership
+from profiles.claims import services as claims
+from profiles.claims.forms import AddWorkForm, DisownForm, EvidenceClaimForm, ProfileForm
+from profiles.claims.services import ClaimError
 from profiles.models import Claim, Profile
 from publications import selectors
 from publications.models import Author, Work

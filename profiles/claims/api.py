@@ -18,8 +18,8 @@ from rest_framework.exceptions import APIException
 from rest_framework.response import Response
 
 from config.ratelimits import ratelimit
-from profiles import claims
-from profiles.claim_views import claims_visible_to, orcid_sign_in_enabled
+from profiles.claims import services as claims
+from profiles.claims.views import claims_visible_to, orcid_sign_in_enabled
 from profiles.models import Claim
 from publications.models import Author
 

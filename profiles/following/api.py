@@ -18,7 +18,7 @@ from rest_framework.exceptions import APIException
 from rest_framework.response import Response
 
 from config.ratelimits import ratelimit
-from profiles import following
+from profiles.following import services as following
 from profiles.models import Follow
 from publications.models import Author
 

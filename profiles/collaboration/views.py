@@ -22,13 +22,8 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from config.ratelimits import ratelimit
 from config.redirects import safe_next_url
-from profiles import collaboration as collab
-from profiles import following
-from profiles.collaboration import CollaborationError
-from profiles.following import FollowError
-from profiles.models import Block, Invitation, Notification
-from profiles.panels import follow_fragment, panel_context
-from profiles.social_forms import (
+from profiles.collaboration import services as collab
+from profiles.collaboration.forms import (
     AcceptForm,
     DigestForm,
     InvitationForm,
@@ -36,6 +31,11 @@ from profiles.social_forms import (
     MisattributionForm,
     ReportForm,
 )
+from profiles.collaboration.services import CollaborationError
+from profiles.following import services as following
+from profiles.following.services import FollowError
+from profiles.models import Block, Invitation, Notification
+from profiles.panels import follow_fragment, panel_context
 from publications.models import Author, Work
 
 NOTIFICATIONS_PER_PAGE = 30

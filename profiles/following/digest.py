@@ -23,7 +23,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from config.sites import absolute_url
-from profiles.following import new_citations_for, new_works_for
+from profiles.following.services import new_citations_for, new_works_for
 from profiles.models import Preferences
 from publications import selectors
 from publications.models import Citation, Work

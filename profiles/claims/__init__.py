@@ -1,0 +1,1 @@
+"""Claiming a researcher record, reviewing claims, and what the holder may change."""

@@ -1,0 +1,1 @@
+"""Invitations between researchers, conversations, blocks and reports."""

@@ -1,0 +1,1 @@
+"""Following researchers: follows, notifications of new works and citations, the digest."""
