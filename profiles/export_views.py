@@ -22,7 +22,9 @@ def researcher_export(request: HttpRequest, pk: int, extension: str) -> HttpResp
         raise Http404("No such export format.")
     author = get_object_or_404(Author.objects.filter(is_deleted=False), pk=pk)
     if author.merged_into_id:
-        url = reverse(f"profiles:researcher_export_{extension}", kwargs={"pk": author.merged_into_id})
+        url = reverse(
+            f"profiles:researcher_export_{extension}", kwargs={"pk": author.merged_into_id}
+        )
         query = request.GET.urlencode()
         return redirect(f"{url}?{query}" if query else url, permanent=True)
     works = selectors.author_works(author)
