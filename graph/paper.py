@@ -85,9 +85,8 @@ def build_paper(work: Work, *, limits: PaperLimits = PAPER_EXPLORER) -> Neighbou
 
     # 1. Authors in byline order (one query), visible records only.
     byline = list(
-        Authorship.objects.filter(
-            work=work, author__merged_into__isnull=True, author__is_deleted=False
-        )
+        Authorship.objects.of_visible_authors()
+        .filter(work=work)
         .select_related("author")
         .only("id", "position", "author__id", "author__display_name")
         .order_by("position", "id")[: limits.authors]

@@ -101,7 +101,8 @@ def _works(ids: list[int], this_year: int) -> Iterable[dict]:
         & ~Q(work__arxiv_id="")
     )
     return (
-        Authorship.objects.filter(author_id__in=ids, work__merged_into__isnull=True)
+        Authorship.objects.of_visible_works()
+        .filter(author_id__in=ids)
         .values("author_id")
         .annotate(
             works=Count("work_id"),
@@ -123,9 +124,8 @@ def _works(ids: list[int], this_year: int) -> Iterable[dict]:
 
 def _retracted(ids: list[int]) -> Iterable[tuple]:
     return (
-        Authorship.objects.filter(
-            author_id__in=ids, work__merged_into__isnull=True, work__is_retracted=True
-        )
+        Authorship.objects.of_visible_works()
+        .filter(author_id__in=ids, work__is_retracted=True)
         .order_by("author_id", "-work__publication_year", "work_id")
         .values_list("author_id", "work_id", "work__title")
     )
@@ -166,11 +166,8 @@ def _claimed_collaborators(ids: list[int]) -> Iterable[tuple]:
     """(author, co-author who claimed their record, the co-author's name), once per pair."""
     claimed = Claim.objects.filter(status=Claim.Status.APPROVED).order_by().values("author_id")
     return (
-        Authorship.objects.filter(
-            author_id__in=Subquery(claimed),
-            work__merged_into__isnull=True,
-            work__authorships__author_id__in=ids,
-        )
+        Authorship.objects.of_visible_works()
+        .filter(author_id__in=Subquery(claimed), work__authorships__author_id__in=ids)
         .order_by()
         .values_list("work__authorships__author_id", "author_id", "author__display_name")
         .distinct()

@@ -12,6 +12,7 @@ from publications.models.entities import Funder, Institution, Topic, Venue
 from publications.models.imports import ImportProblem, ImportRun, PayloadField, SourceRecord
 from publications.models.works import (
     Authorship,
+    AuthorshipQuerySet,
     Citation,
     Grant,
     UnlinkedAuthorship,
@@ -29,6 +30,7 @@ __all__ = [
     "AuthorMetrics",
     "AuthorQuerySet",
     "Authorship",
+    "AuthorshipQuerySet",
     "Citation",
     "Funder",
     "Grant",

@@ -170,6 +170,16 @@ class WorkSearch(models.Model):
         return f"Search row of work {self.work_id}"
 
 
+class AuthorshipQuerySet(models.QuerySet):
+    def of_visible_works(self):
+        """Authorships of works shown on public pages: not merged into another work."""
+        return self.filter(work__merged_into__isnull=True)
+
+    def of_visible_authors(self):
+        """Authorships whose author is shown on public pages (see AuthorQuerySet.visible)."""
+        return self.filter(author__merged_into__isnull=True, author__is_deleted=False)
+
+
 class Authorship(models.Model):
     # Both keys are the first column of a two-column index below, which serves every
     # lookup a single-column index would: an import writes ~4 authorships per work, so
@@ -187,6 +197,8 @@ class Authorship(models.Model):
     is_corresponding = models.BooleanField(default=False)
     source = models.CharField(max_length=16, choices=Source.choices)
     confidence = models.FloatField(default=1.0)
+
+    objects = AuthorshipQuerySet.as_manager()
 
     class Meta:
         ordering = ["work", "position"]
