@@ -223,7 +223,7 @@ def test_updating_some_works_gives_the_lists_a_full_run_gives(corpus):
 def test_small_chunks_give_the_same_answer(corpus, monkeypatch):
     similarity.similarities_compute_all()
     whole = sorted(WorkSimilarity.objects.values_list("work_id", "similar_id", "score"))
-    monkeypatch.setattr(similarity, "CHUNK_CELLS", 1)  # one work per chunk
+    monkeypatch.setattr(similarity.exact, "CHUNK_CELLS", 1)  # one work per chunk
     assert similarity.chunk_size(similarity.load_corpus()) == 1
     WorkSimilarity.objects.all().delete()
     similarity.similarities_compute_all()

@@ -1,0 +1,195 @@
+"""Every visible work as sparse rows: text, topics, authors, references, citers."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import date
+
+import numpy as np
+from django.db.models import Q
+from scipy import sparse
+from sklearn.feature_extraction.text import TfidfVectorizer
+
+from publications.models import Authorship, Citation, Topic, Work, WorkTopic
+from publications.text import plain_text
+
+
+@dataclass
+class Corpus:
+    """Every visible work as sparse rows, in id order."""
+
+    ids: np.ndarray
+    text: sparse.csr_matrix  # works x terms, rows L2-normalised (zero rows: no text)
+    topics: sparse.csr_matrix  # works x topics, 0/1
+    authors: sparse.csr_matrix  # works x authors, 0/1
+    topic_ids: np.ndarray
+    author_ids: np.ndarray
+    start: np.ndarray  # first day the work may have appeared (ordinal), -1 when undated
+    end: np.ndarray  # last such day; a far-future value when undated
+    has_text: np.ndarray  # the work has words to compare (its row may still be all zero)
+    has_abstract: np.ndarray
+    prior: np.ndarray  # stored prior similarity, NaN when unknown
+    topic_names: dict[int, str] = field(default_factory=dict)
+    topic_frequency: dict[int, int] = field(default_factory=dict)
+    references: sparse.csr_matrix | None = None  # works x cited OpenAlex ids, 0/1
+    citers: sparse.csr_matrix | None = None  # works x works held here citing them, 0/1
+    _text_t: sparse.csr_matrix | None = None
+    _topics_t: sparse.csr_matrix | None = None
+    _authors_t: sparse.csr_matrix | None = None
+    _references_t: sparse.csr_matrix | None = None
+    _citers_t: sparse.csr_matrix | None = None
+
+    def __post_init__(self) -> None:
+        n = len(self.ids)
+        if self.references is None:
+            self.references = sparse.csr_matrix((n, 0), dtype=np.float32)
+        if self.citers is None:
+            self.citers = sparse.csr_matrix((n, 0), dtype=np.float32)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def rows_of(self, work_ids: Iterable[int]) -> np.ndarray:
+        """Row numbers of those of ``work_ids`` that are in the corpus, in id order."""
+        wanted = np.fromiter(sorted(set(work_ids)), dtype=np.int64)
+        if not len(wanted) or not len(self.ids):
+            return np.array([], dtype=np.int64)
+        rows = np.clip(np.searchsorted(self.ids, wanted), 0, len(self.ids) - 1)
+        return rows[self.ids[rows] == wanted]
+
+    def transposed(self) -> tuple[sparse.csr_matrix, sparse.csr_matrix, sparse.csr_matrix]:
+        if self._text_t is None:
+            self._text_t = self.text.T.tocsr()
+            self._topics_t = self.topics.T.tocsr()
+            self._authors_t = self.authors.T.tocsr()
+        return self._text_t, self._topics_t, self._authors_t
+
+    def citations_transposed(self) -> tuple[sparse.csr_matrix, sparse.csr_matrix]:
+        if self._references_t is None:
+            self._references_t = self.references.T.tocsr()
+            self._citers_t = self.citers.T.tocsr()
+        return self._references_t, self._citers_t
+
+
+_FAR_FUTURE = date.max.toordinal()
+
+
+def _days(published: date | None, year: int | None) -> tuple[int, int]:
+    if published:
+        return published.toordinal(), published.toordinal()
+    if year:
+        return date(year, 1, 1).toordinal(), date(year, 12, 31).toordinal()
+    return -1, _FAR_FUTURE
+
+
+def _incidence(pairs: Iterable[tuple[int, int]], row_of: dict[int, int], n: int):
+    rows, cols, column_ids = [], [], {}
+    for work_id, other_id in pairs:
+        row = row_of.get(work_id)
+        if row is None:
+            continue
+        rows.append(row)
+        cols.append(column_ids.setdefault(other_id, len(column_ids)))
+    matrix = sparse.csr_matrix(
+        (np.ones(len(rows), dtype=np.float32), (rows, cols)), shape=(n, len(column_ids))
+    )
+    matrix.sum_duplicates()
+    matrix.data[:] = 1.0
+    return matrix, np.array(list(column_ids), dtype=np.int64)
+
+
+def _vectorise(documents: Iterator[str]) -> tuple[sparse.csr_matrix, np.ndarray] | None:
+    """TF-IDF rows of the documents, and which documents have any word at all."""
+    vectorizer = TfidfVectorizer(
+        stop_words="english", sublinear_tf=True, dtype=np.float32, strip_accents="unicode"
+    )
+    try:
+        matrix = vectorizer.fit_transform(documents).tocsr()
+    except ValueError:  # no document has a single word left
+        return None
+    # A term in one document only adds to no cosine between two documents; the
+    # rows were normalised with it, so dropping it now changes no score.
+    has_words = matrix.getnnz(axis=1) > 0
+    document_frequency = np.bincount(matrix.indices, minlength=matrix.shape[1])
+    return matrix[:, np.flatnonzero(document_frequency >= 2)].tocsr(), has_words
+
+
+def load_corpus() -> Corpus:
+    """Read every visible work's text, dates, topics and authors (a fixed number of queries)."""
+    ids: list[int] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    abstracts: list[bool] = []
+    priors: list[float] = []
+
+    def documents() -> Iterator[str]:
+        rows = (
+            Work.objects.visible()
+            .order_by("id")
+            .values_list(
+                "id",
+                "title",
+                "abstract",
+                "publication_date",
+                "publication_year",
+                "prior_similarity",
+            )  # fmt: skip
+        )
+        for pk, title, abstract, published, year, prior in rows.iterator(chunk_size=2000):
+            ids.append(pk)
+            start, end = _days(published, year)
+            starts.append(start)
+            ends.append(end)
+            abstracts.append(bool(abstract and abstract.strip()))
+            priors.append(np.nan if prior is None else prior)
+            title = plain_text(title)
+            yield f"{title}\n{title}\n{plain_text(abstract)}"
+
+    vectors = _vectorise(documents())
+    n = len(ids)
+    if vectors is None:
+        text, has_text = sparse.csr_matrix((n, 0), dtype=np.float32), np.zeros(n, dtype=bool)
+    else:
+        text, has_text = vectors
+    row_of = {pk: row for row, pk in enumerate(ids)}
+    visible = Q(work__merged_into__isnull=True)
+    topic_pairs = WorkTopic.objects.filter(visible).values_list("work_id", "topic_id")
+    topics, topic_ids = _incidence(topic_pairs.iterator(chunk_size=5000), row_of, n)
+    author_pairs = Authorship.objects.filter(visible).values_list("work_id", "author_id")
+    authors, author_ids = _incidence(author_pairs.iterator(chunk_size=5000), row_of, n)
+    frequency = np.asarray(topics.sum(axis=0)).ravel()
+    references, citers = _citation_incidence(row_of, n)
+    return Corpus(
+        references=references,
+        citers=citers,
+        ids=np.array(ids, dtype=np.int64),
+        text=text,
+        topics=topics,
+        authors=authors,
+        topic_ids=topic_ids,
+        author_ids=author_ids,
+        start=np.array(starts, dtype=np.int64),
+        end=np.array(ends, dtype=np.int64),
+        has_text=has_text,
+        has_abstract=np.array(abstracts, dtype=bool),
+        prior=np.array(priors, dtype=np.float64),
+        topic_frequency={int(t): int(f) for t, f in zip(topic_ids, frequency, strict=True)},
+        topic_names=dict(Topic.objects.filter(id__in=topic_ids.tolist()).values_list("id", "name"))
+        if len(topic_ids)
+        else {},
+    )
+
+
+def _citation_incidence(row_of: dict[int, int], n: int):
+    """Each work's references (by OpenAlex id) and the visible works citing it."""
+    links = Citation.objects.filter(citing__merged_into__isnull=True)
+    cited_ids = links.values_list("citing_id", "cited_openalex_id").order_by()
+    numbered = (
+        (work_id, int(cited[1:])) for work_id, cited in cited_ids.iterator(chunk_size=5000)
+        if cited[1:].isdigit()
+    )  # fmt: skip
+    references, _ = _incidence(numbered, row_of, n)
+    citing = links.filter(cited__isnull=False).values_list("cited_id", "citing_id").order_by()
+    citers, _ = _incidence(citing.iterator(chunk_size=5000), row_of, n)
+    return references, citers

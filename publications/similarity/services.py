@@ -1,0 +1,160 @@
+"""Bring "More like this", prior similarity and Novelty up to date."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+
+import numpy as np
+from django.db.models import Count, Min, Q
+
+from publications.models import Authorship, Work, WorkSimilarity
+from publications.similarity.corpus import Corpus, load_corpus
+from publications.similarity.exact import ChunkScores, best_matches, prior_similarity, score_chunks
+from publications.similarity.scoring import NEIGHBOURS
+from publications.similarity.storing import (
+    Outcome,
+    _prior_changes,
+    _write_lists,
+    _write_priors,
+)
+
+logger = logging.getLogger("publications")
+
+# When a few works change, each may enter the lists of this many of its best matches.
+REVERSE_CANDIDATES = 50
+# Past this share of the corpus, recomputing everything costs less than updating.
+FULL_RUN_SHARE = 0.25
+
+
+def similarities_compute_all(*, corpus: Corpus | None = None, progress=None) -> Outcome:
+    """Recompute every visible work's matches and prior similarity."""
+    corpus = corpus or load_corpus()
+    outcome = Outcome(works=len(corpus))
+    rows = np.arange(len(corpus))
+    for scores in score_chunks(corpus, rows):
+        outcome.links += _store_chunk(corpus, scores, outcome)
+        if progress:
+            progress(int(scores.rows[-1]) + 1, len(corpus))
+    # Matches with works that are no longer visible (merged away) go.
+    WorkSimilarity.objects.filter(
+        Q(work__merged_into__isnull=False) | Q(similar__merged_into__isnull=False)
+    ).delete()
+    return outcome
+
+
+def similarities_update(*, work_ids: Iterable[int], corpus: Corpus | None = None) -> Outcome:
+    """Recompute the matches of ``work_ids`` and of the works whose lists they change.
+
+    The given works get fresh lists and prior similarities. A list of another
+    work is recomputed when it holds one of them, or when one of them, among its
+    ``REVERSE_CANDIDATES`` best matches, scores above that list's weakest entry.
+    A later work's prior similarity rises when one of them resembles it more
+    than anything stored so far.
+    """
+    corpus = corpus or load_corpus()
+    targets = corpus.rows_of(work_ids)
+    outcome = Outcome(works=len(targets))
+    if not len(targets):
+        return outcome
+    target_set = set(targets.tolist())
+    offers: dict[int, float] = {}  # other row -> best score a target reaches with it
+    for scores in score_chunks(corpus, targets):
+        outcome.links += _store_chunk(corpus, scores, outcome)
+        raised = _raised_priors(corpus, scores, exclude=target_set)
+        _write_priors(corpus, raised)
+        outcome.priors_changed.update(int(corpus.ids[r]) for r in raised)
+        for i in range(len(scores.rows)):
+            for match in best_matches(scores, i, limit=REVERSE_CANDIDATES):
+                if match.similar_row not in target_set:
+                    offers[match.similar_row] = max(offers.get(match.similar_row, 0), match.score)
+    redo = _lists_to_redo(corpus, offers, targets)
+    outcome.lists_updated = len(redo)
+    for scores in score_chunks(corpus, redo):
+        outcome.links += _store_chunk(corpus, scores, outcome)
+    return outcome
+
+
+def _store_chunk(corpus: Corpus, scores: ChunkScores, outcome: Outcome) -> int:
+    """Write the lists and prior similarities of a chunk's works; return matches stored."""
+    lists = {int(r): best_matches(scores, i) for i, r in enumerate(scores.rows)}
+    written = _write_lists(corpus, lists)
+    changed = _prior_changes(corpus, scores.rows, prior_similarity(corpus, scores))
+    _write_priors(corpus, changed)
+    outcome.priors_changed.update(int(corpus.ids[r]) for r in changed)
+    return written
+
+
+def _raised_priors(corpus: Corpus, scores: ChunkScores, *, exclude: set[int]) -> dict[int, float]:
+    """Later works whose closest earlier work is now one of this chunk's."""
+    later = corpus.start[None, :] > corpus.end[scores.rows][:, None]
+    best_from_chunk = np.where(later, scores.text, np.float32(0)).max(axis=0)
+    known = (corpus.start >= 0) & corpus.has_text
+    current = np.nan_to_num(corpus.prior, nan=np.inf)
+    raised = np.flatnonzero(known & (best_from_chunk > current + 1e-4))
+    return {int(r): round(float(best_from_chunk[r]), 4) for r in raised if int(r) not in exclude}
+
+
+def _lists_to_redo(corpus: Corpus, offers: dict[int, float], targets: np.ndarray) -> np.ndarray:
+    """Rows (not targets) whose stored list a target enters or leaves."""
+    target_ids = [int(corpus.ids[r]) for r in targets]
+    holding = WorkSimilarity.objects.filter(similar_id__in=target_ids).values_list(
+        "work_id", flat=True
+    )
+    redo = set(corpus.rows_of(holding).tolist())
+    offered_ids = [int(corpus.ids[r]) for r in offers]
+    stored = {
+        work_id: (count, weakest)
+        for work_id, count, weakest in WorkSimilarity.objects.filter(work_id__in=offered_ids)
+        .values("work_id")
+        .annotate(count=Count("id"), weakest=Min("score"))
+        .values_list("work_id", "count", "weakest")
+    }
+    for row, offered in offers.items():
+        count, weakest = stored.get(int(corpus.ids[row]), (0, 0.0))
+        if count < NEIGHBOURS or offered > weakest:
+            redo.add(row)
+    redo -= set(targets.tolist())
+    return np.array(sorted(redo), dtype=np.int64)
+
+
+def works_of_authors(author_ids: Iterable[int]) -> list[int]:
+    """Visible works of these authors (what an import batch that touched them may change)."""
+    return list(
+        Work.objects.visible()
+        .filter(authorships__author_id__in=list(author_ids))
+        .values_list("id", flat=True)
+        .distinct()
+    )
+
+
+def authors_of_works(work_ids: Iterable[int]) -> list[int]:
+    return list(
+        Authorship.objects.filter(work_id__in=list(work_ids))
+        .values_list("author_id", flat=True)
+        .distinct()
+    )
+
+
+def similarities_refresh(
+    *, work_ids: Iterable[int] | None = None, author_ids: Iterable[int] | None = None
+) -> Outcome:
+    """Bring matches, prior similarities and Novelty up to date.
+
+    With neither argument the whole corpus is recomputed; otherwise the given
+    works and the works of the given authors (see ``similarities_update``).
+    """
+    from publications import metrics
+
+    corpus = load_corpus()
+    wanted = None
+    if work_ids is not None or author_ids is not None:
+        wanted = set(work_ids or []) | set(works_of_authors(author_ids or []))
+    if wanted is None or len(wanted) > FULL_RUN_SHARE * len(corpus):
+        outcome = similarities_compute_all(corpus=corpus)
+    else:
+        outcome = similarities_update(work_ids=wanted, corpus=corpus)
+    if outcome.priors_changed:
+        metrics.author_novelty_refresh(author_ids=authors_of_works(outcome.priors_changed))
+    logger.info("similarities: %s", outcome)
+    return outcome
