@@ -23,7 +23,7 @@ Each step is a function of its own (``_collaborators``, ``_add_people``,
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from django.db import connection
 from django.db.models import F, Q
@@ -43,6 +43,7 @@ from graph.picture import (  # noqa: F401 - the kinds and shapes are read from h
     Edge,
     Neighbourhood,
     Node,
+    Picture,
     _plural,
     citation_edges,
     layout,
@@ -125,24 +126,6 @@ def _other(edge: CoauthorEdge, author_id: int) -> int:
 
 
 @dataclass
-class _Picture:
-    """The nodes and edges gathered so far, in the order they are added."""
-
-    nodes: dict[str, Node] = field(default_factory=dict)
-    edges: list[Edge] = field(default_factory=list)
-
-    def add(self, node: Node) -> None:
-        self.nodes[node.id] = node
-
-    def finish(self, hood: Neighbourhood) -> Neighbourhood:
-        """Keep the edges whose two ends are shown, and lay the picture out."""
-        hood.nodes = list(self.nodes.values())
-        hood.edges = [e for e in self.edges if e.source in self.nodes and e.target in self.nodes]
-        layout(hood)
-        return hood
-
-
-@dataclass
 class _Person:
     edge: CoauthorEdge  # the link that brings this person in
     hop: int
@@ -158,7 +141,7 @@ def build(
     people = _collaborators(author.pk, filters, limits)
     shown = _shown_authors(author.pk, people)
     people = {pk: person for pk, person in people.items() if pk in shown}
-    picture = _Picture()
+    picture = Picture()
     picture.add(_centre_node(author, people))
     if PERSON in kinds:
         _add_people(picture, author, people, shown)
@@ -171,12 +154,8 @@ def build(
         shown_people = [pk for pk in people if f"a{pk}" in picture.nodes]
         _add_papers(picture, author, shown_people, filters, limits.papers)
     if CITATIONS in kinds:
-        picture.edges.extend(citation_edges(_paper_keys(picture.nodes)))
+        picture.edges.extend(citation_edges(picture.paper_keys()))
     return picture.finish(Neighbourhood(author_id=author.pk))
-
-
-def _paper_keys(nodes: dict[str, Node]) -> list[str]:
-    return [key for key, node in nodes.items() if node.kind == PAPER]
 
 
 def _collaborators(author_id: int, filters: Filters, limits: Limits) -> dict[int, _Person]:
@@ -225,7 +204,7 @@ def _centre_node(author: Author, people: dict[int, _Person]) -> Node:
 
 
 def _add_people(
-    picture: _Picture, author: Author, people: dict[int, _Person], shown: dict[int, Author]
+    picture: Picture, author: Author, people: dict[int, _Person], shown: dict[int, Author]
 ) -> None:
     """A node per collaborator, linked to the researcher or to the collaborator it came by."""
     for pk, person in people.items():
@@ -254,7 +233,7 @@ def _add_people(
         )
 
 
-def _add_links_among(picture: _Picture, ids: list[int], filters: Filters, limit: int) -> None:
+def _add_links_among(picture: Picture, ids: list[int], filters: Filters, limit: int) -> None:
     """The strongest co-author links among the people shown (one query)."""
     if len(ids) < 2 or not limit:
         return
@@ -271,7 +250,7 @@ def _add_links_among(picture: _Picture, ids: list[int], filters: Filters, limit:
             )
 
 
-def _add_topics(picture: _Picture, author: Author, limit: int) -> None:
+def _add_topics(picture: Picture, author: Author, limit: int) -> None:
     """The researcher's top topics, from the metrics row (no query when it is loaded)."""
     metrics = author.metrics if _has_metrics(author) else None
     for topic in (metrics.topics_top if metrics else [])[:limit]:
@@ -290,7 +269,7 @@ def _add_topics(picture: _Picture, author: Author, limit: int) -> None:
 
 
 def _add_institutions(
-    picture: _Picture, author: Author, shown: dict[int, Author], limit: int
+    picture: Picture, author: Author, shown: dict[int, Author], limit: int
 ) -> None:
     """The institutions of the researcher and of the people shown (already loaded)."""
     members: dict[int, list[int]] = defaultdict(list)
@@ -339,7 +318,7 @@ def _recent_pool(author_id: int, filters: Filters) -> list[tuple[int, int | None
 
 
 def _add_papers(
-    picture: _Picture, author: Author, people: list[int], filters: Filters, limit: int
+    picture: Picture, author: Author, people: list[int], filters: Filters, limit: int
 ) -> None:
     """The most connected recent papers (two queries): those written with the most people shown."""
     pool = _recent_pool(author.pk, filters)

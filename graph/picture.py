@@ -81,6 +81,27 @@ class Neighbourhood:
         }
 
 
+@dataclass
+class Picture:
+    """The nodes and edges gathered so far, in the order they are added."""
+
+    nodes: dict[str, Node] = field(default_factory=dict)
+    edges: list[Edge] = field(default_factory=list)
+
+    def add(self, node: Node) -> None:
+        self.nodes[node.id] = node
+
+    def paper_keys(self) -> list[str]:
+        return [key for key, node in self.nodes.items() if node.kind == PAPER]
+
+    def finish(self, hood: Neighbourhood) -> Neighbourhood:
+        """Keep the edges whose two ends are shown, and lay the picture out."""
+        hood.nodes = list(self.nodes.values())
+        hood.edges = [e for e in self.edges if e.source in self.nodes and e.target in self.nodes]
+        layout(hood)
+        return hood
+
+
 IRREGULAR = {"person": "people"}
 
 

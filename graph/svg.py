@@ -20,7 +20,7 @@ from collections.abc import Callable
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from graph.neighbourhood import INSTITUTION, PAPER, PERSON, TOPIC, Neighbourhood, Node
+from graph.picture import INSTITUTION, PAPER, PERSON, TOPIC, Neighbourhood, Node
 from publications.display import clip
 
 COLOURS = {
@@ -169,9 +169,7 @@ def draw(
     def at(node: Node) -> tuple[float, float]:
         return size / 2 + node.x * span, size / 2 + node.y * span
 
-    nodes = {n.id: n for n in hood.nodes}
     biggest = max((n.weight for n in hood.nodes if not n.centre), default=1.0) or 1.0
-    strongest = max((e.weight for e in hood.edges if e.kind == "coauthor"), default=1) or 1
     # Labels for the centre and the heaviest nodes, placed where they overlap
     # neither another label nor a shape and stay inside the box; the rest speak
     # through their titles.
@@ -188,9 +186,27 @@ def draw(
     parts = [
         f'<svg class="graph-svg" viewBox="0 0 {size} {size}" role="group" '
         f'aria-label="{escape(clip(title, "title") or "Research graph")}" '
-        f'xmlns="http://www.w3.org/2000/svg" font-family="system-ui, sans-serif">'
+        f'xmlns="http://www.w3.org/2000/svg" font-family="system-ui, sans-serif">',
+        *_edge_lines(hood, at),
+        '<g class="graph-nodes">',
     ]
-    parts.append('<g class="graph-edges">')
+    for node in sorted(hood.nodes, key=lambda n: n.centre):  # the centre is drawn last, on top
+        parts.append(_node_link(node, recentre))
+        parts.append(_shape(node, *at(node), radius(node)))
+        if node.id in placed:
+            parts.append(_label(placed[node.id], node, font, "wide"))
+        if node.id in narrow:
+            parts.append(_label(narrow[node.id], node, narrow_font, "narrow"))
+        parts.append("</a>")
+    parts.append("</g></svg>")
+    return mark_safe("".join(parts))  # noqa: S308 - every text above went through escape()
+
+
+def _edge_lines(hood: Neighbourhood, at: Callable[[Node], tuple[float, float]]) -> list[str]:
+    """The edges as lines, a co-author edge as wide as its share of the most joint works."""
+    nodes = {n.id: n for n in hood.nodes}
+    strongest = max((e.weight for e in hood.edges if e.kind == "coauthor"), default=1) or 1
+    parts = ['<g class="graph-edges">']
     for edge in hood.edges:
         a, b = nodes[edge.source], nodes[edge.target]
         (x1, y1), (x2, y2) = at(a), at(b)
@@ -203,28 +219,21 @@ def draw(
             f'stroke="{EDGE_COLOURS[edge.kind]}" stroke-width="{width:.1f}"{dashed}/>'
         )
     parts.append("</g>")
-    parts.append('<g class="graph-nodes">')
-    for node in sorted(hood.nodes, key=lambda n: n.centre):  # the centre is drawn last, on top
-        x, y = at(node)
-        r = _radius(node, biggest, size)
-        # Titles and notes as long as the pages show them, never a whole imported text.
-        name = escape(clip(node.label, "title"))
-        classes = f"node node-{node.kind}{' node-centre' if node.centre else ''}"
-        target = recentre(node) if recentre and not node.centre else None
-        link = (
-            f'href="{escape(target)}" data-hx-get="{escape(target)}"'
-            if target
-            else f'href="{escape(node.url)}"'
-        )
-        parts.append(
-            f'<a class="{classes}" {link} data-node="{node.id}">'
-            f"<title>{name}: {escape(clip(node.why, 'note'))}</title>"
-        )
-        parts.append(_shape(node, x, y, r))
-        if node.id in placed:
-            parts.append(_label(placed[node.id], node, font, "wide"))
-        if node.id in narrow:
-            parts.append(_label(narrow[node.id], node, narrow_font, "narrow"))
-        parts.append("</a>")
-    parts.append("</g></svg>")
-    return mark_safe("".join(parts))  # noqa: S308 - every text above went through escape()
+    return parts
+
+
+def _node_link(node: Node, recentre: Callable[[Node], str | None] | None) -> str:
+    """The opening link of a node, with a title that says what it is and why it is there."""
+    # Titles and notes as long as the pages show them, never a whole imported text.
+    name = escape(clip(node.label, "title"))
+    classes = f"node node-{node.kind}{' node-centre' if node.centre else ''}"
+    target = recentre(node) if recentre and not node.centre else None
+    link = (
+        f'href="{escape(target)}" data-hx-get="{escape(target)}"'
+        if target
+        else f'href="{escape(node.url)}"'
+    )
+    return (
+        f'<a class="{classes}" {link} data-node="{node.id}">'
+        f"<title>{name}: {escape(clip(node.why, 'note'))}</title>"
+    )
