@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from django.dispatch import receiver
 
+from graph import tasks
 from publications.signals import authors_changed
 
 
 @receiver(authors_changed, dispatch_uid="graph.update_edges_after_import")
 def after_import(sender, author_ids=(), work_ids=None, **kwargs) -> None:
-    from graph import tasks
-
     ids = sorted({int(pk) for pk in author_ids or () if pk})
     works = None if work_ids is None else sorted({int(pk) for pk in work_ids if pk})
     if ids:

@@ -82,14 +82,12 @@ def slice_cached(author_id: int) -> str | None:
     return cache.get(slice_key(author_id))
 
 
-def slice_request(author_id: int) -> bool:
-    """Ask a worker to build the slice, once per version; True if a task was queued."""
-    from graph import tasks
+def slice_mark_queued(author_id: int) -> bool:
+    """Note that a build of the slice is on its way, once per version; False if it already was.
 
-    if not cache.add(f"graph:queued:{author_id}:{version(author_id)}", 1, QUEUE_TIMEOUT):
-        return False
-    tasks.build_slice.delay(author_id)
-    return True
+    The caller queues the build (``graph.tasks.build_slice``) when this says True.
+    """
+    return cache.add(f"graph:queued:{author_id}:{version(author_id)}", 1, QUEUE_TIMEOUT)
 
 
 def edges_update(author_ids: Iterable[int], work_ids: Iterable[int] | None = None) -> int:

@@ -4,19 +4,13 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from graph import edges, services
+from graph import services
 
 
 @shared_task(name="graph.tasks.update_edges", soft_time_limit=600, time_limit=660)
 def update_edges(author_ids: list[int], work_ids: list[int] | None = None) -> int:
     """Update the co-author edges after an import batch (its works) or a decision (authors)."""
     return services.edges_update(author_ids, work_ids)
-
-
-@shared_task(name="graph.tasks.rebuild_edges", soft_time_limit=3 * 3600, time_limit=3 * 3600 + 300)
-def rebuild_edges() -> int:
-    """Recount every co-author edge (also ``manage.py rebuild_graph``)."""
-    return edges.edges_rebuild()
 
 
 @shared_task(name="graph.tasks.build_slice", soft_time_limit=120, time_limit=150)

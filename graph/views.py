@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
+from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_GET
 
-from config.celery import app as celery_app
-from graph import neighbourhood, paper, services, svg
+from graph import neighbourhood, paper, services, svg, tasks
 from graph.forms import GraphFilterForm
 from publications.models import Author
 
@@ -27,10 +27,11 @@ def graph_slice(request: HttpRequest, pk: int) -> HttpResponse:
         author = services.author_for_graph(pk)
         if author is None:
             raise Http404("No researcher has this id.")
-        if celery_app.conf.task_always_eager:  # no worker: build it here and now
+        if settings.CELERY_TASK_ALWAYS_EAGER:  # no worker: build it here and now
             html = services.slice_build(pk)
         else:
-            services.slice_request(pk)
+            if services.slice_mark_queued(pk):
+                tasks.build_slice.delay(pk)
             html = services.slice_cached(pk)  # built here when the broker is down
         if html is None:
             try:

@@ -57,10 +57,11 @@ def test_new_works_invalidate_the_cached_slice(client, known):
 
 
 @pytest.fixture
-def with_a_worker():
+def with_a_worker(settings):
     """Tasks go to a broker instead of running inline (nothing consumes them here)."""
     from config.celery import app
 
+    settings.CELERY_TASK_ALWAYS_EAGER = False
     previous = app.conf.task_always_eager
     app.conf.task_always_eager = False
     yield
