@@ -156,7 +156,7 @@ def load_corpus() -> Corpus:
     visible = Q(work__merged_into__isnull=True)
     topic_pairs = WorkTopic.objects.filter(visible).values_list("work_id", "topic_id")
     topics, topic_ids = _incidence(topic_pairs.iterator(chunk_size=5000), row_of, n)
-    author_pairs = Authorship.objects.filter(visible).values_list("work_id", "author_id")
+    author_pairs = Authorship.objects.of_visible_works().values_list("work_id", "author_id")
     authors, author_ids = _incidence(author_pairs.iterator(chunk_size=5000), row_of, n)
     frequency = np.asarray(topics.sum(axis=0)).ravel()
     references, citers = _citation_incidence(row_of, n)
