@@ -9,7 +9,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from profiles.models import Follow, Profile
-from publications.importing.pipeline import import_run_create
+from publications.importing.dispatch import import_run_create
 from publications.models import Author, ImportRun, Source
 
 REFRESH_CHUNK = 50  # author ids per OpenAlex filter

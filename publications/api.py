@@ -28,7 +28,7 @@ from rest_framework.response import Response
 from publications import citations, curation, selectors
 from publications.display import web_url
 from publications.filters import WorkFilter
-from publications.importing.pipeline import KINDS
+from publications.importing.runs import KINDS
 from publications.models import (
     Author,
     AuthorMetrics,

@@ -15,8 +15,8 @@ from django.db import models, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from publications.importing import pipeline
 from publications.identifiers import normalize_name
+from publications.importing import dispatch, ingesting, runs
 from publications.ingest.merge import FIELDS as WORK_RECORD_FIELDS
 from publications.models import (
     AuditEvent,
@@ -766,12 +766,12 @@ def _refresh_metrics(author_ids) -> None:
 def import_run_create(
     *, source: str, kind: str, parameters: dict, actor: Actor, background: bool = False
 ) -> ImportRun:
-    """Queue an import asked for by staff (pipeline.import_run_create, audited).
+    """Queue an import asked for by staff (dispatch.import_run_create, audited).
 
     ``background``: the caller (a page) does not wait for the run, even without a broker.
     """
     with transaction.atomic():
-        run = pipeline.import_run_create(
+        run = dispatch.import_run_create(
             source=source,
             kind=kind,
             parameters=parameters,
@@ -800,7 +800,7 @@ def import_run_cancel(*, run: ImportRun, actor: Actor) -> ImportRun:
                 f"{run} is {run.get_status_display().lower()}; it cannot be cancelled."
             )
         previous = run.status
-        pipeline.import_run_cancel(run=run)
+        runs.import_run_cancel(run=run)
         audit_record(
             actor=actor,
             action="import_run_cancel",
@@ -820,7 +820,7 @@ def import_run_retry(*, run: ImportRun, actor: Actor, background: bool = False) 
                 "only failed or cancelled runs are retried."
             )
         data = {"run": run.pk, "status": run.status, "error": run.error}
-        pipeline.import_run_retry(run=run, background=background)
+        dispatch.import_run_retry(run=run, background=background)
         audit_record(actor=actor, action="import_run_retry", target=run, data=data)
     return run
 
@@ -853,7 +853,7 @@ def import_problem_retry(*, problem: ImportProblem, actor: Actor) -> str | None:
         entity = _problem_entity(problem)
         data = {"problem": problem.pk, "entity": entity, "previous_error": problem.error}
         try:
-            pipeline.import_payload(run=problem.run, entity=entity, payload=problem.kept_payload)
+            ingesting.import_payload(run=problem.run, entity=entity, payload=problem.kept_payload)
         except MappingError as exc:
             error = str(exc)
         except Exception as exc:  # a write that fails is reported, as the import does

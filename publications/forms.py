@@ -14,7 +14,7 @@ from publications.identifiers import (
     normalize_openalex_id,
     normalize_orcid,
 )
-from publications.importing.pipeline import KINDS
+from publications.importing.runs import KINDS
 from publications.models import Source
 from publications.uploads import check_size, sniff
 

@@ -7,7 +7,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 
 from config.tasklocks import run_once
 from publications import metrics
-from publications.importing import dispatch, pipeline
+from publications.importing import dispatch, execution
 from publications.models import ImportRun
 
 METRICS_CHUNK = 500
@@ -24,14 +24,14 @@ def import_run(self, run_id: int) -> None:
     """
     try:
         if self.request.is_eager:  # inline: nothing to watch
-            pipeline.import_run_execute(run_id=run_id)
+            execution.import_run_execute(run_id=run_id)
         else:
             with dispatch.heartbeat(run_id):
-                pipeline.import_run_execute(run_id=run_id)
+                execution.import_run_execute(run_id=run_id)
     except SoftTimeLimitExceeded:
         # The run keeps its cursor; queue it again to go on where it stopped.
         run = ImportRun.objects.get(pk=run_id)
-        pipeline.import_run_retry(run=run)
+        dispatch.import_run_retry(run=run)
 
 
 @shared_task(name="publications.tasks.watch_imports", soft_time_limit=120, time_limit=150)

@@ -21,7 +21,7 @@ from profiles.models import MAX_PINNED_WORKS, Profile
 from publications import signals as publication_signals
 from publications.curation import audit_record
 from publications.identifiers import normalize_arxiv_id, normalize_doi, normalize_name
-from publications.importing.pipeline import import_run_create
+from publications.importing.dispatch import import_run_create
 from publications.models import (
     AuditEvent,
     Author,

@@ -1,10 +1,10 @@
-"""Getting import runs to a worker, and to another one when theirs stopped.
+"""Asking for import runs, getting them to a worker, and to another one when theirs stopped.
 
 A run asked for while the broker is down waits to be sent (``WAITING``); beat's
 ``watch_imports`` sends it once the broker answers. A running run's worker
 writes a heartbeat (with every batch, and from a thread during long waits); a
 run whose heartbeat is older than ``IMPORT_STALLED_AFTER`` lost its worker and
-is sent again, to resume from its cursor. The part locks of ``imports._writing``
+is sent again, to resume from its cursor. The part locks of ``parts.part_held``
 keep a worker that was only slow from writing at the same time as the new one.
 """
 
@@ -22,11 +22,42 @@ from django.db.models import Q
 from django.utils import timezone
 
 from config.celery import BrokerUnavailable
+from publications.importing import execution
+from publications.importing.runs import import_run_validate
 from publications.models import ImportRun
 
 logger = logging.getLogger("publications")
 
 Status = ImportRun.Status
+
+
+def import_run_create(
+    *,
+    source: str,
+    kind: str,
+    parameters: dict,
+    requested_by=None,
+    queue: bool = True,
+    background: bool = False,
+) -> ImportRun:
+    """Record an import and queue it once the transaction commits (see ``import_run_queue``)."""
+    import_run_validate(source, kind, parameters)
+    run = ImportRun.objects.create(
+        source=source, kind=kind, parameters=parameters, requested_by=requested_by
+    )
+    if queue:
+        import_run_queue(run=run, background=background)
+    return run
+
+
+def import_run_retry(*, run: ImportRun, background: bool = False) -> ImportRun:
+    """Queue a failed or cancelled run again; it resumes from its saved cursor."""
+    run.status = ImportRun.Status.QUEUED
+    run.finished_at = None
+    run.error = ""
+    run.save(update_fields=["status", "finished_at", "error"])
+    import_run_queue(run=run, background=background)
+    return run
 
 
 def import_run_queue(*, run: ImportRun, background: bool = False) -> None:
@@ -66,14 +97,13 @@ def import_run_start_here(*, run_id: int) -> threading.Thread:
     run's progress, which the run writes batch by batch. The thread writes the run's
     heartbeat like a worker, so a run whose process stopped is found stalled.
     """
-    from publications.importing import pipeline
 
     def work() -> None:
         try:
             for attempt in range(LOCKED_RETRIES + 1):
                 try:
                     with heartbeat(run_id):
-                        pipeline.import_run_execute(run_id=run_id)
+                        execution.import_run_execute(run_id=run_id)
                     return
                 except OperationalError as exc:
                     # SQLite refuses a second writer at once ("database is locked") while the

@@ -9,10 +9,10 @@ interpreter: nothing of the caller's threads or connections is inherited).
 Every line of one record falls to the same part (``files.Part``), so versions
 of a record are written in file order. Each part saves its own position with
 each of its batches, so a run resumes part by part, and holds an advisory lock
-while it writes (``imports._writing``). The parts meet only in the shared rows
+while it writes (``parts.part_held``). The parts meet only in the shared rows
 (authors, institutions, topics, venues, funders), which are created with ``ON
 CONFLICT DO NOTHING`` and read back; a batch that deadlocks with another part is
-written again (``imports._write_batch``). When one part fails, the calling
+written again (``pipeline.write_batch``). When one part fails, the calling
 process notices after its next batch and stops the others.
 
 This module imports nothing of Django at the top: a child process unpickles
@@ -46,7 +46,9 @@ def execute_in_processes(run, count: int, progress=None) -> None:
     from django.conf import settings
     from django.db import connection
 
-    from publications.importing.pipeline import Part, PartFailed, RunCancelled, execute_part
+    from publications.importing.parts import execute_part
+    from publications.importing.positions import Part
+    from publications.importing.runs import PartFailed, RunCancelled
 
     context = multiprocessing.get_context("spawn")
     options = {
@@ -120,7 +122,7 @@ class _Children:
             self.outcomes[index] = outcome
 
     def raise_if_one_failed(self) -> None:
-        from publications.importing.pipeline import PartFailed
+        from publications.importing.runs import PartFailed
 
         for index in [i for i, (_, receiver) in self.running.items() if receiver.poll()]:
             self._collect(index)
@@ -162,7 +164,9 @@ def run_part(run_id: int, index: int, count: int, options: dict, report) -> None
     django.setup()
     from celery import current_app
 
-    from publications.importing.pipeline import Part, RunCancelled, execute_part
+    from publications.importing.parts import execute_part
+    from publications.importing.positions import Part
+    from publications.importing.runs import RunCancelled
     from publications.models import ImportRun
 
     current_app.conf.task_always_eager = options["eager"]

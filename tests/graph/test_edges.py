@@ -224,7 +224,8 @@ def test_an_author_record_marked_deleted_names_the_authors_works(known, monkeypa
 def test_an_import_counts_the_edges_of_the_works_it_wrote():
     from pathlib import Path
 
-    from publications.importing.pipeline import import_run_create, import_run_execute
+    from publications.importing.dispatch import import_run_create
+    from publications.importing.execution import import_run_execute
     from publications.models import Work
 
     sent = []

@@ -11,7 +11,8 @@ from responses import matchers
 from profiles.claims import ownership
 from profiles.claims.services import ClaimError
 from profiles.models import Profile
-from publications.importing.pipeline import import_run_create, import_run_execute
+from publications.importing.dispatch import import_run_create
+from publications.importing.execution import import_run_execute
 from publications.models import AuditEvent, Author, Authorship, ImportRun, LinkConstraint, Work
 from publications.sources.arxiv import fetching as arxiv_source
 from publications.sources.openalex import fetching as openalex_source

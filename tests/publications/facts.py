@@ -6,7 +6,8 @@ import json
 from itertools import count
 from xml.sax.saxutils import escape
 
-from publications.importing.pipeline import import_run_create, import_run_execute
+from publications.importing.dispatch import import_run_create
+from publications.importing.execution import import_run_execute
 from publications.models import ImportRun
 
 _names = count(1)

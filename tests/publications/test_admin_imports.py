@@ -9,7 +9,8 @@ from django.contrib.auth.models import Permission
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from publications.importing.pipeline import import_run_create, import_run_execute
+from publications.importing.dispatch import import_run_create
+from publications.importing.execution import import_run_execute
 from publications.models import AuditEvent, ImportRun, Work
 from tests.factories import UserFactory
 from tests.publications.test_curation import openalex_work
@@ -176,16 +177,16 @@ def test_without_a_broker_the_form_returns_at_once_and_the_run_goes_on_in_the_ba
     client.force_login(UserFactory(username="curator2", is_staff=True, is_superuser=True))
     started = threading.Event()
     release = threading.Event()
-    from publications.importing import pipeline
+    from publications.importing import execution
 
-    real = pipeline.import_run_execute
+    real = execution.import_run_execute
 
     def slow(**kwargs):  # holds the run until the page has answered
         started.set()
         assert release.wait(30)
         return real(**kwargs)
 
-    pipeline.import_run_execute = slow
+    execution.import_run_execute = slow
     try:
         response = upload(client, "works.json", list_page(works(1, 2), 2))
         assert started.wait(10), "the run did not start"
@@ -197,7 +198,7 @@ def test_without_a_broker_the_form_returns_at_once_and_the_run_goes_on_in_the_ba
         release.set()
         finish_background_runs()
     finally:
-        pipeline.import_run_execute = real
+        execution.import_run_execute = real
         release.set()
     run.refresh_from_db()
     assert (run.status, run.processed, run.total) == ("succeeded", 2, 2)
@@ -207,12 +208,12 @@ def test_without_a_broker_the_form_returns_at_once_and_the_run_goes_on_in_the_ba
 
 @pytest.mark.django_db(transaction=True)
 def test_a_run_that_fails_at_once_is_never_called_queued(client, uploads_dir, monkeypatch):
-    from publications.importing import pipeline
+    from publications.importing import positions
 
     def broken(*args, **kwargs):
         raise OSError("disk gone")
 
-    monkeypatch.setattr(pipeline, "_file_pages", broken)
+    monkeypatch.setattr(positions, "file_pages", broken)
     client.force_login(UserFactory(username="curator3", is_staff=True, is_superuser=True))
     response = upload(client, "works.json", list_page(works(1), 1))
     finish_background_runs()

@@ -14,7 +14,8 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
-from publications.importing.pipeline import import_run_create, import_run_execute
+from publications.importing.dispatch import import_run_create
+from publications.importing.execution import import_run_execute
 from publications.models import AuthorMetrics, Citation, Work
 from publications.sources.openalex.mapping import map_work
 

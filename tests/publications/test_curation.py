@@ -7,8 +7,9 @@ from django.contrib.auth.models import Permission
 from django.urls import reverse
 
 from publications import curation
-from publications.importing import pipeline
-from publications.importing.pipeline import import_run_create, import_run_execute
+from publications.importing import ingesting
+from publications.importing.dispatch import import_run_create
+from publications.importing.execution import import_run_execute
 from publications.models import (
     AuditEvent,
     Author,
@@ -91,7 +92,7 @@ def arxiv_entry(arxiv_id: str, title: str, names: list[str], **extra) -> dict:
 def ingest(entity: str, *payloads: dict) -> None:
     """Import payloads the way a run does: map, then ingest."""
     for payload in payloads:
-        pipeline.import_payload(run=None, entity=entity, payload=payload)
+        ingesting.import_payload(run=None, entity=entity, payload=payload)
 
 
 @pytest.fixture

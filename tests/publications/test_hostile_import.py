@@ -14,7 +14,8 @@ from xml.etree import ElementTree
 import pytest
 from django.urls import reverse
 
-from publications.importing.pipeline import import_run_create, import_run_execute, import_run_retry
+from publications.importing.dispatch import import_run_create, import_run_retry
+from publications.importing.execution import import_run_execute
 from publications.models import Author, ImportProblem, ImportRun, SourceRecord, Work
 from publications.text import ABSTRACT_MAX, TITLE_MAX, clean, http_url
 from tests.hostile import (

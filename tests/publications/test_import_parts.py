@@ -16,9 +16,10 @@ from django.core.management import call_command
 from django.db import DatabaseError, connection
 from django.utils import timezone
 
-from publications.importing import pipeline
 from bench.corpus import generate_works, write_corpus
-from publications.importing.pipeline import import_run_create, import_run_execute
+from publications.importing import dispatch, ingesting, parts, positions, runs
+from publications.importing.dispatch import import_run_create
+from publications.importing.execution import import_run_execute
 from publications.models import (
     Authorship,
     ImportProblem,
@@ -121,7 +122,7 @@ def test_a_bad_line_before_the_saved_position_is_not_reported_again(tmp_path, se
     path.write_text("\n".join(lines) + "\n")
 
     def errors(**position):
-        pages = pipeline._file_pages([str(path)], position)
+        pages = positions.file_pages([str(path)], position)
         return [i for i in pages if not hasattr(i, "payloads")]
 
     (error,) = errors(records=0)
@@ -161,27 +162,27 @@ def test_older_positions_counted_batches(tmp_path, settings):
 
     def read(at, part=files.WHOLE):
         return [
-            p["id"] for page in pipeline._file_pages([str(path)], at, part) for p in page.payloads
+            p["id"] for page in positions.file_pages([str(path)], at, part) for p in page.payloads
         ]
 
     assert read(2) == ids[200:]  # two batches written, in one part
     # In parts, lines were shared by blocks then: the part reads its records again.
-    assert read(2, pipeline.Part(0, 2)) == read(None, pipeline.Part(0, 2))
+    assert read(2, positions.Part(0, 2)) == read(None, positions.Part(0, 2))
 
 
 def test_a_file_position_counts_records_whatever_the_batch_size(tmp_path, settings):
     path = write_lines(tmp_path / "w.jsonl", list(generate_works(300)))
     ids = [json.loads(line)["id"] for line in path.read_text().splitlines()]
     settings.IMPORT_BATCH_SIZE = 100
-    first = next(pipeline._file_pages([str(path)], None))
+    first = next(positions.file_pages([str(path)], None))
     assert first.next_cursor == {"records": 100}
 
     settings.IMPORT_BATCH_SIZE = 40  # resumed with smaller batches: the same records follow
-    pages = list(pipeline._file_pages([str(path)], first.next_cursor))
+    pages = list(positions.file_pages([str(path)], first.next_cursor))
     assert [p["id"] for page in pages for p in page.payloads] == ids[100:]
     assert pages[0].next_cursor == {"records": 140}
     settings.IMPORT_BATCH_SIZE = 250  # or larger ones, from the middle of a batch
-    pages = list(pipeline._file_pages([str(path)], {"records": 120}))
+    pages = list(positions.file_pages([str(path)], {"records": 120}))
     assert [p["id"] for page in pages for p in page.payloads] == ids[120:]
 
 
@@ -191,20 +192,20 @@ def test_a_run_resumes_in_as_many_parts_as_it_started_with(tmp_path, settings):
     path = write_lines(tmp_path / "w.jsonl", list(generate_works(5)))
     run = file_run(path)
     fresh = 3 if connection.vendor == "postgresql" else 1
-    assert pipeline._part_count(run) == fresh
+    assert parts.part_count(run) == fresh
     run.cursor = {"parts": [{"at": 1, "done": 0}, None]}
-    assert pipeline._part_count(run) == 2
+    assert parts.part_count(run) == 2
     run.cursor = {"at": 4, "done": 0}  # started (or resumed) in one part: it goes on in one
-    assert pipeline._part_count(run) == 1
+    assert parts.part_count(run) == 1
 
 
 @pytest.mark.django_db
 def test_a_run_stopped_by_an_unexpected_error_says_so_and_resumes(tmp_path, settings, monkeypatch):
     settings.IMPORT_BATCH_SIZE = 100
     path = write_lines(tmp_path / "w.jsonl", list(generate_works(300)))
-    real_update = pipeline._update_run
+    real_update = runs.import_run_progress_save
     breaks = fails_on_call(real_update, 2, RuntimeError("the disk went away"))
-    monkeypatch.setattr(pipeline, "_update_run", breaks)
+    monkeypatch.setattr(runs, "import_run_progress_save", breaks)
     with pytest.raises(RuntimeError):
         run_files(path)
     run = ImportRun.objects.get()
@@ -212,8 +213,8 @@ def test_a_run_stopped_by_an_unexpected_error_says_so_and_resumes(tmp_path, sett
     assert run.error == "Stopped by an error: the disk went away"
     assert run.processed == 100
 
-    monkeypatch.setattr(pipeline, "_update_run", real_update)
-    pipeline.import_run_retry(run=run)
+    monkeypatch.setattr(runs, "import_run_progress_save", real_update)
+    dispatch.import_run_retry(run=run)
     run = import_run_execute(run_id=run.pk)  # as the queued retry does
     assert run.status == ImportRun.Status.SUCCEEDED
     assert run.processed == 300
@@ -330,7 +331,7 @@ def test_a_batch_that_loses_a_deadlock_is_written_again_whole(
     real_fixtures, settings, monkeypatch, caplog
 ):
     settings.IMPORT_BATCH_SIZE = 20
-    real_ingest = pipeline._ingest
+    real_ingest = ingesting.ingest
     calls = {"n": 0}
 
     def deadlocks_once(*args, **kwargs):
@@ -340,7 +341,7 @@ def test_a_batch_that_loses_a_deadlock_is_written_again_whole(
             raise DatabaseError("deadlock detected") from Deadlock()
         return real_ingest(*args, **kwargs)
 
-    monkeypatch.setattr(pipeline, "_ingest", deadlocks_once)
+    monkeypatch.setattr(ingesting, "ingest", deadlocks_once)
     caplog.set_level(logging.WARNING, logger="publications")
     run = run_files(real_fixtures / SNAPSHOT)
 
@@ -361,7 +362,7 @@ def test_an_error_that_is_not_a_deadlock_is_not_retried(real_fixtures, settings,
         calls["n"] += 1
         raise DatabaseError("disk full")
 
-    monkeypatch.setattr(pipeline, "_ingest", fails)
+    monkeypatch.setattr(ingesting, "ingest", fails)
     run = run_files(real_fixtures / SNAPSHOT)
     # Each record is then tried alone and quarantined: nothing is lost, nothing retried.
     assert run.counters["problems"] == 50
@@ -464,7 +465,7 @@ def test_a_part_killed_mid_run_fails_the_run_and_a_retry_finishes_it(corpus, set
     assert run.cursor["parts"][0]["at"] == {"records": 500}
     assert run.processed < WORKS
     settings.IMPORT_BATCH_SIZE = 400  # positions count records: any batch size resumes alike
-    pipeline.import_run_retry(run=run)  # queued inline: it resumes each part where it stopped
+    dispatch.import_run_retry(run=run)  # queued inline: it resumes each part where it stopped
     run.refresh_from_db()
     assert run.status == ImportRun.Status.SUCCEEDED, run.error
     assert run.processed == WORKS

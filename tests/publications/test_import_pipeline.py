@@ -12,8 +12,9 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from django.db import connection
 
-from publications.importing import pipeline
-from publications.importing.pipeline import import_run_create, import_run_execute
+from publications.importing import pipeline, positions, tuning
+from publications.importing.dispatch import import_run_create
+from publications.importing.execution import import_run_execute
 from publications.ingest.hashing import content_hash
 from publications.ingest.rows import any_of, array_literal
 from publications.models import Author, Authorship, ImportRun, SourceRecord, Work
@@ -118,7 +119,7 @@ def test_a_failing_batch_stops_the_run_while_the_next_one_is_being_mapped(
     real_fixtures, settings, monkeypatch
 ):
     settings.IMPORT_BATCH_SIZE = 3
-    real_write = pipeline._write_batch
+    real_write = pipeline.write_batch
     calls = {"n": 0}
 
     def fails_second(*args, **kwargs):
@@ -127,7 +128,7 @@ def test_a_failing_batch_stops_the_run_while_the_next_one_is_being_mapped(
             raise RuntimeError("the database went away")
         return real_write(*args, **kwargs)
 
-    monkeypatch.setattr(pipeline, "_write_batch", fails_second)
+    monkeypatch.setattr(pipeline, "write_batch", fails_second)
     run = import_run_create(
         source="openalex",
         kind="file",
@@ -152,7 +153,7 @@ def test_batches_read_before_the_source_fails_are_written(real_fixtures, setting
 
         return fetch
 
-    monkeypatch.setattr(pipeline, "_pager", pages)
+    monkeypatch.setattr(positions, "pager", pages)
     run = import_run_create(
         source="openalex", kind="filter", parameters={"filter": {"x": "1"}}, queue=False
     )
@@ -167,7 +168,7 @@ def test_a_run_cancelled_while_a_batch_is_written_keeps_only_the_batches_before(
     real_fixtures, settings, monkeypatch
 ):
     settings.IMPORT_BATCH_SIZE = 10
-    real_write = pipeline._write_batch
+    real_write = pipeline.write_batch
     calls = {"n": 0}
 
     def cancelled_during_second(run, *args, **kwargs):
@@ -176,7 +177,7 @@ def test_a_run_cancelled_while_a_batch_is_written_keeps_only_the_batches_before(
             ImportRun.objects.filter(pk=run.pk).update(status=ImportRun.Status.CANCELLED)
         return real_write(run, *args, **kwargs)
 
-    monkeypatch.setattr(pipeline, "_write_batch", cancelled_during_second)
+    monkeypatch.setattr(pipeline, "write_batch", cancelled_during_second)
     run = import_run_create(
         source="openalex",
         kind="file",
@@ -195,7 +196,7 @@ def test_a_run_cancelled_while_a_batch_is_written_keeps_only_the_batches_before(
 @postgres_only
 def test_a_mapping_thread_waiting_for_its_turn_is_let_go_on_the_way_out():
     waited = threading.Event()
-    with ThreadPoolExecutor(1) as pool, pipeline._Turns() as turns:
+    with ThreadPoolExecutor(1) as pool, tuning.MappingTurns() as turns:
         future = pool.submit(lambda: (waited.set(), turns.pause(), "mapped")[-1])
         waited.wait(5)
     assert future.result(timeout=5) == "mapped"
@@ -204,7 +205,7 @@ def test_a_mapping_thread_waiting_for_its_turn_is_let_go_on_the_way_out():
 @postgres_only
 def test_the_mapping_thread_runs_while_the_importer_waits_on_the_database():
     order = []
-    with ThreadPoolExecutor(1) as pool, pipeline._Turns() as turns:
+    with ThreadPoolExecutor(1) as pool, tuning.MappingTurns() as turns:
         future = pool.submit(lambda: (turns.pause(), order.append("mapped")))
         assert not future.done()
         with connection.cursor() as cursor:
@@ -216,7 +217,7 @@ def test_the_mapping_thread_runs_while_the_importer_waits_on_the_database():
 
 @postgres_only
 def test_a_growing_table_is_analysed_during_the_run(real_fixtures, monkeypatch):
-    monkeypatch.setattr(pipeline, "ANALYZE_AFTER", 5)
+    monkeypatch.setattr(tuning, "ANALYZE_AFTER", 5)
     with connection.cursor() as cursor:
         # Statistics outlive test transactions: start from a table analysed empty.
         cursor.execute("ANALYZE publications_work")

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 from django.db import OperationalError
 
-from publications.importing import dispatch, pipeline
+from publications.importing import dispatch, execution
 from publications.models import ImportRun
 from tests.publications.doubles import fails_on_call
 
@@ -15,7 +15,7 @@ DEMO = Path(__file__).parents[2] / "publications" / "demo" / "openalex" / "autho
 
 
 def queued_run() -> ImportRun:
-    return pipeline.import_run_create(
+    return dispatch.import_run_create(
         source="openalex", kind="file", parameters={"paths": [str(DEMO)]}, queue=False
     )
 
@@ -23,9 +23,9 @@ def queued_run() -> ImportRun:
 def test_a_locked_database_is_waited_for_and_the_run_goes_on(monkeypatch):
     run = queued_run()
     locked = fails_on_call(
-        pipeline.import_run_execute, 1, OperationalError("database table is locked")
+        execution.import_run_execute, 1, OperationalError("database table is locked")
     )
-    monkeypatch.setattr(pipeline, "import_run_execute", locked)
+    monkeypatch.setattr(execution, "import_run_execute", locked)
     dispatch.import_run_start_here(run_id=run.pk).join(timeout=60)
     run.refresh_from_db()
     assert run.status == ImportRun.Status.SUCCEEDED
@@ -34,8 +34,8 @@ def test_a_locked_database_is_waited_for_and_the_run_goes_on(monkeypatch):
 
 def test_a_run_its_thread_cannot_start_is_failed_with_the_reason_not_left_queued(monkeypatch):
     run = queued_run()
-    broken = fails_on_call(pipeline.import_run_execute, 1, OperationalError("disk I/O error"))
-    monkeypatch.setattr(pipeline, "import_run_execute", broken)
+    broken = fails_on_call(execution.import_run_execute, 1, OperationalError("disk I/O error"))
+    monkeypatch.setattr(execution, "import_run_execute", broken)
     dispatch.import_run_start_here(run_id=run.pk).join(timeout=60)
     run.refresh_from_db()
     assert run.status == ImportRun.Status.FAILED

@@ -7,8 +7,9 @@ import responses
 from responses import matchers
 from responses.registries import OrderedRegistry
 
-from publications.importing import pipeline
-from publications.importing.pipeline import import_run_create, import_run_execute
+from publications.importing import dispatch, pipeline, runs
+from publications.importing.dispatch import import_run_create
+from publications.importing.execution import import_run_execute
 from publications.models import (
     Author,
     Authorship,
@@ -88,9 +89,9 @@ def test_a_killed_run_resumes_from_its_cursor_without_duplicates(
     real_fixtures, settings, monkeypatch
 ):
     settings.IMPORT_BATCH_SIZE = 7
-    real_write = pipeline._write_batch
+    real_write = pipeline.write_batch
     dies_after_first_batch = fails_on_call(real_write, 2, SystemExit("worker killed"))
-    monkeypatch.setattr(pipeline, "_write_batch", dies_after_first_batch)
+    monkeypatch.setattr(pipeline, "write_batch", dies_after_first_batch)
     run = import_run_create(
         source="openalex",
         kind="file",
@@ -103,7 +104,7 @@ def test_a_killed_run_resumes_from_its_cursor_without_duplicates(
     assert run.status == ImportRun.Status.RUNNING
     assert run.processed == 7
     assert Work.objects.count() == 7
-    monkeypatch.setattr(pipeline, "_write_batch", real_write)
+    monkeypatch.setattr(pipeline, "write_batch", real_write)
 
     resumed = import_run_execute(run_id=run.pk)  # the redelivered task
     assert resumed.status == ImportRun.Status.SUCCEEDED
@@ -250,11 +251,11 @@ def test_a_cancelled_run_stops_and_a_retry_resumes(real_fixtures, settings):
         parameters={"paths": [str(real_fixtures / SNAPSHOT)]},
         queue=False,
     )
-    pipeline.import_run_cancel(run=run)
+    runs.import_run_cancel(run=run)
     run = import_run_execute(run_id=run.pk)
     assert run.status == ImportRun.Status.CANCELLED
     assert Work.objects.count() == 0
-    pipeline.import_run_retry(run=run)  # queued on commit; tasks run inline in tests
+    dispatch.import_run_retry(run=run)  # queued on commit; tasks run inline in tests
     run = import_run_execute(run_id=run.pk)
     assert run.status == ImportRun.Status.SUCCEEDED
     assert Work.objects.count() == 50

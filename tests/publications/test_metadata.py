@@ -18,7 +18,8 @@ from django.conf import settings
 from django.core.management import call_command
 
 from config.sitemaps import ResearcherSitemap, WorkSitemap
-from publications.importing.pipeline import import_run_create, import_run_execute
+from publications.importing.dispatch import import_run_create
+from publications.importing.execution import import_run_execute
 from publications.models import Author, Work
 from publications.sources.openalex.mapping import map_work
 from tests.factories import AuthorFactory, AuthorshipFactory, VenueFactory, WorkFactory

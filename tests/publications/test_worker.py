@@ -11,7 +11,7 @@ from django.conf import settings
 from django.db import connection
 
 from config.celery import app as celery_app
-from publications.importing.pipeline import import_run_create
+from publications.importing.dispatch import import_run_create
 from publications.models import AuthorMetrics, ImportRun, Work
 
 ROOT = Path(__file__).resolve().parents[2]

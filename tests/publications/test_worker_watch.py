@@ -62,7 +62,8 @@ def test_finished_and_cancelled_runs_are_never_resumed(settings):
 
 
 def test_each_batch_writes_the_heartbeat():
-    from publications.importing.pipeline import import_run_create, import_run_execute
+    from publications.importing.dispatch import import_run_create
+    from publications.importing.execution import import_run_execute
 
     run = import_run_create(
         source="openalex", kind="file", parameters={"paths": [str(DEMO_WORKS)]}, queue=False
@@ -74,7 +75,7 @@ def test_each_batch_writes_the_heartbeat():
 
 
 def test_a_waiting_run_can_be_cancelled():
-    from publications.importing.pipeline import import_run_cancel
+    from publications.importing.runs import import_run_cancel
 
     run = ImportRun.objects.create(source="openalex", kind="author", status="waiting")
     import_run_cancel(run=run)

@@ -6,7 +6,8 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from publications.importing.pipeline import import_run_create, import_run_execute
+from publications.importing.dispatch import import_run_create
+from publications.importing.execution import import_run_execute
 from publications.models import ImportRun
 
 

@@ -1,0 +1,129 @@
+"""Mapping payloads to records and writing them, keeping the records that fail aside."""
+
+from __future__ import annotations
+
+import logging
+
+from django.db import transaction
+
+from publications import signals
+from publications.importing.problems import external_id, problem_for
+from publications.ingest import BatchResult, ingest_authors, ingest_institutions, ingest_works
+from publications.ingest.entities import upsert_topics, upsert_venues
+from publications.models import ImportRun
+from publications.records import MappingError
+
+logger = logging.getLogger("publications")
+
+
+WORK_ENTITIES = {"work", "arxiv"}
+
+
+def mapper_for(entity: str):
+    from publications.sources.arxiv import mapping as arxiv
+    from publications.sources.openalex import entities, mapping
+
+    return {
+        "work": mapping.map_work,
+        "arxiv": arxiv.map_entry,
+        "author": entities.map_author,
+        "institution": entities.map_institution,
+        "topic": entities.map_topic,
+        "concept": entities.map_topic,
+        "venue": entities.map_venue,
+    }.get(entity)
+
+
+def map_all(run: ImportRun, entity: str, payloads: list, pause=None):
+    mapper = mapper_for(entity)
+    mapped, problems = [], []
+    for payload in payloads:
+        if pause:
+            pause()
+        if mapper is None:
+            problems.append(
+                problem_for(run, payload, f"Records of kind '{entity}' are not imported.")
+            )
+            continue
+        try:
+            mapped.append((payload, mapper(payload)))
+        except MappingError as exc:
+            problems.append(problem_for(run, payload, str(exc)))
+        except Exception as exc:  # a payload shaped unlike anything seen: keep it for staff
+            logger.exception("Unexpected error mapping a %s record", entity)
+            problems.append(problem_for(run, payload, f"Could not read this record: {exc!r}"))
+    return mapped, problems
+
+
+def ingest(run: ImportRun, entity: str, mapped: list, ahead=None) -> BatchResult:
+    if entity in WORK_ENTITIES:
+        return ingest_works(mapped, run=run, ahead=ahead)
+    if entity == "author":
+        return ingest_authors(mapped, run=run)
+    if entity == "institution":
+        return ingest_institutions(mapped)
+    result = BatchResult()
+    if entity in {"topic", "concept"}:
+        result.updated = len(upsert_topics(ref for _, ref in mapped))
+    elif entity == "venue":
+        result.updated = len(upsert_venues(ref for _, ref in mapped))
+    return result
+
+
+def import_payload(*, run: ImportRun | None, entity: str, payload) -> BatchResult:
+    """Map and write one stored payload (a retried ImportProblem); raise when either step fails."""
+    mapper = mapper_for(entity)
+    if mapper is None:
+        raise MappingError(f"Records of kind '{entity}' are not imported.")
+    record = mapper(payload)
+    with transaction.atomic():
+        result = ingest(run, entity, [(payload, record)])
+        if result.author_ids:
+            follow_up_queue(sorted(result.author_ids), sorted(result.work_ids))
+    return result
+
+
+def ingest_isolating_bad_records(run, entity, mapped, problems, ahead=None) -> BatchResult:
+    """Write the batch; if it fails, write record by record and quarantine the ones that fail.
+
+    A deadlock with another writer is no fault of a record: it is raised, for the
+    whole batch to be written again.
+    """
+    try:
+        with transaction.atomic():
+            return ingest(run, entity, mapped, ahead)
+    except Exception as exc:
+        if lost_to_another_writer(exc):
+            raise
+        logger.warning("A batch of run %s failed; retrying its records one by one", run.pk)
+    if ahead is not None:  # e.g. another process stored one of its records meanwhile
+        ahead.forget_reads()
+    total = BatchResult()
+    for payload, record in mapped:
+        try:
+            with transaction.atomic():
+                total.add(ingest(run, entity, [(payload, record)], ahead))
+        except Exception as exc:
+            if lost_to_another_writer(exc):
+                raise
+            logger.exception(
+                "Record %s of run %s could not be written", external_id(payload), run.pk
+            )
+            problems.append(problem_for(run, payload, f"Could not be written: {exc}"))
+    return total
+
+
+def lost_to_another_writer(exc: BaseException) -> bool:
+    """A deadlock or serialization failure: the transaction can simply be tried again."""
+    cause = exc.__cause__ or exc
+    return getattr(cause, "sqlstate", None) in {"40P01", "40001"}
+
+
+def follow_up_queue(author_ids: list[int], work_ids: list[int]) -> None:
+    from publications import tasks
+
+    def follow_up() -> None:
+        tasks.refresh_author_metrics.delay(author_ids)
+        signals.authors_changed.send(sender=ImportRun, author_ids=author_ids, work_ids=work_ids)
+
+    transaction.on_commit(follow_up)
