@@ -276,13 +276,9 @@ class ImportRunViews:
         run = self.get_object(request, object_id)
         buttons = []
         if run is not None and self.has_change_permission(request, run):
-            if run.status in {models.ImportRun.Status.FAILED, models.ImportRun.Status.CANCELLED}:
+            if run.status in models.ImportRun.RETRYABLE_STATUSES:
                 buttons.append(_button(self.curation_url("retry", run.pk), "Retry", "default"))
-            if run.status in {
-                models.ImportRun.Status.WAITING,
-                models.ImportRun.Status.QUEUED,
-                models.ImportRun.Status.RUNNING,
-            }:
+            if run.status in models.ImportRun.ACTIVE_STATUSES:
                 buttons.append(_button(self.curation_url("cancel", run.pk), "Cancel", "danger"))
         return self.read_only_change_view(request, object_id, buttons, extra_context)
 

@@ -78,13 +78,15 @@ def waiting(request, site=admin.site) -> list[QueueCount]:
 
 def running(request, site=admin.site) -> dict | None:
     """The imports under way (the newest few) with their progress, or None if not viewable."""
-    from publications.curation_pages import RUN_ACTIVE, progress_text
+    from publications.curation_pages import progress_text
     from publications.models import ImportRun
 
     model_admin = site._registry.get(ImportRun)
     if model_admin is None or not model_admin.has_view_permission(request):
         return None
-    active = ImportRun.objects.filter(status__in=RUN_ACTIVE).order_by("-created_at", "-pk")
+    active = ImportRun.objects.filter(status__in=ImportRun.ACTIVE_STATUSES).order_by(
+        "-created_at", "-pk"
+    )
     runs = list(active.only(*RUN_FIELDS)[: RUNNING_SHOWN + 1])
     changelist = reverse("admin:publications_importrun_changelist")
     return {
@@ -97,7 +99,9 @@ def running(request, site=admin.site) -> dict | None:
             for run in runs[:RUNNING_SHOWN]
         ],
         "more": len(runs) > RUNNING_SHOWN,
-        "url": changelist + "?" + urlencode({"status__in": ",".join(sorted(RUN_ACTIVE))}),
+        "url": changelist
+        + "?"
+        + urlencode({"status__in": ",".join(sorted(ImportRun.ACTIVE_STATUSES))}),
     }
 
 

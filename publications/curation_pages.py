@@ -218,12 +218,6 @@ def candidate_decision_event(candidate: MergeCandidate) -> AuditEvent | None:
 
 # Import runs ------------------------------------------------------------------
 
-RUN_ACTIVE = {
-    models.ImportRun.Status.WAITING,
-    models.ImportRun.Status.QUEUED,
-    models.ImportRun.Status.RUNNING,
-}
-
 
 def progress_text(run) -> str:
     """``12 / 40 (30%)``, or the count alone while the total is unknown.
@@ -253,5 +247,5 @@ def progress_state(run) -> dict:
         "percent": percent,
         "text": progress_text(run),
         "counters": {k: v for k, v in (run.counters or {}).items() if isinstance(v, int)},
-        "finished": run.status not in RUN_ACTIVE,
+        "finished": run.status not in models.ImportRun.ACTIVE_STATUSES,
     }

@@ -99,6 +99,11 @@ class ImportRun(models.Model):
         FAILED = "failed", "Failed"
         CANCELLED = "cancelled", "Cancelled"
 
+    # A run not over yet: it may still be sent or run, and it can be cancelled.
+    ACTIVE_STATUSES = frozenset({Status.WAITING, Status.QUEUED, Status.RUNNING})
+    # A run that stopped short: retrying resumes it from its saved cursor.
+    RETRYABLE_STATUSES = frozenset({Status.FAILED, Status.CANCELLED})
+
     source = models.CharField(max_length=16, choices=Source.choices)
     kind = models.CharField(max_length=16, choices=Kind.choices)
     parameters = JSONField(default=dict, blank=True)
