@@ -8,7 +8,7 @@ class ProfilesConfig(AppConfig):
     def ready(self) -> None:
         from config.sites import site_sync
         from profiles import receivers  # noqa: F401 - connects the receivers
-        from publications.curation_home import Queue, queue_register
+        from publications.curation.home import Queue, queue_register
 
         queue_register(Queue("Claims pending review", "profiles.Claim", {"status": "pending"}))
         queue_register(Queue("Claims disputed", "profiles.Claim", {"status": "disputed"}))

@@ -16,7 +16,7 @@ from django.utils.formats import date_format
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 
-from publications import curation, curation_pages, models
+from publications import curation, models
 from publications.admin_audit import AuditedModelAdmin
 from publications.admin_display import duration_text, pretty_json, progress_bar, shorten
 from publications.admin_views import (
@@ -27,7 +27,8 @@ from publications.admin_views import (
     ImportRunViews,
     MergeCandidateViews,
 )
-from publications.curation_pages import progress_state, progress_text
+from publications.curation import selectors as curation_pages
+from publications.curation.selectors import progress_state, progress_text
 
 
 @admin.register(models.Institution)
@@ -59,7 +60,7 @@ class FunderAdmin(AuditedModelAdmin):
     search_fields = ["name", "openalex_id", "ror"]
 
 
-# The front page lists what waits for staff and what runs (publications.curation_home).
+# The front page lists what waits for staff and what runs (publications.curation.home).
 admin.site.index_template = "admin/curation_index.html"
 
 

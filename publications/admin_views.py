@@ -3,7 +3,7 @@
 Each view goes through ``admin_site.admin_view`` (staff only), checks
 ``has_change_permission``, calls a service in ``publications.curation`` and
 redirects with a message. Reads for the pages live in
-``publications.curation_pages``. The ModelAdmins in ``publications.admin`` take
+``publications.curation.selectors``. The ModelAdmins in ``publications.admin`` take
 these views in through the mixins below; their routes are declared here too.
 """
 
@@ -19,9 +19,10 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
-from publications import curation, curation_pages, models, uploads
+from publications import curation, models, uploads
 from publications.admin_audit import AuditedModelAdmin
-from publications.curation_pages import progress_state
+from publications.curation import selectors as curation_pages
+from publications.curation.selectors import progress_state
 from publications.forms import KIND_ROWS, AuthorSplitForm, ImportRunForm
 from publications.permissions import ADD, admin_allows
 

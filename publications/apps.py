@@ -11,7 +11,7 @@ class PublicationsConfig(AppConfig):
 
     def ready(self) -> None:
         from publications import receivers  # noqa: F401 - connects the receivers
-        from publications.curation_home import Queue, queue_register
+        from publications.curation.home import Queue, queue_register
 
         queue_register(
             Queue("Import problems open", "publications.ImportProblem", {"status": "open"})

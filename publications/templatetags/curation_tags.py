@@ -1,8 +1,8 @@
-"""The staff front page of the admin (see publications.curation_home)."""
+"""The staff front page of the admin (see publications.curation.home)."""
 
 from django import template
 
-from publications import curation_home
+from publications.curation import home as curation_home
 
 register = template.Library()
 

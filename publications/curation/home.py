@@ -78,7 +78,7 @@ def waiting(request, site=admin.site) -> list[QueueCount]:
 
 def running(request, site=admin.site) -> dict | None:
     """The imports under way (the newest few) with their progress, or None if not viewable."""
-    from publications.curation_pages import progress_text
+    from publications.curation.selectors import progress_text
     from publications.models import ImportRun
 
     model_admin = site._registry.get(ImportRun)
