@@ -1,8 +1,9 @@
 """Claiming an author record: the methods that prove a claim, disputes, staff review, the panel."""
 
 import pytest
-from django.template import Context, Template
-from django.test import Client, RequestFactory
+from django.contrib.auth.models import AnonymousUser
+from django.template.loader import get_template
+from django.test import Client
 from django.urls import reverse
 
 from profiles.claims import services as claims
@@ -301,14 +302,12 @@ def test_a_merged_record_cannot_be_claimed(author):
 
 
 def panel(author, user=None, django_assert_max_num_queries=None, budget=2) -> str:
-    request = RequestFactory().get(author.get_absolute_url())
-    from django.contrib.auth.models import AnonymousUser
-
-    request.user = user or AnonymousUser()
-    template = Template("{% load people_tags %}{% claim_panel author %}")
+    """The claim panel as the researcher page's selector and template build it."""
+    user = user or AnonymousUser()
     with django_assert_max_num_queries(budget):
-        return template.render(
-            Context({"author": author, "request": request, "user": request.user})
+        state = claims.claim_panel_state(author=author, user=user)
+        return get_template("profiles/_claim_panel.html").render(
+            {"author": author, "state": state, "user": user}
         )
 
 

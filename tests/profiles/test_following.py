@@ -4,12 +4,13 @@ from datetime import timedelta
 
 import pytest
 from django.db import connection
-from django.template import Context, Template
-from django.test import Client, RequestFactory
+from django.template.loader import get_template
+from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
+from profiles.collaboration import services as collab
 from profiles.following import services as following
 from profiles.following.services import FollowError
 from profiles.models import Claim, Follow, Notification, Preferences
@@ -211,15 +212,18 @@ def test_follower_can_unfollow(author, follower):
 
 
 def _render_section(author, user) -> tuple[str, int]:
+    """The follow box and the collaboration panel, from their states to their HTML."""
     from publications.models import Author
 
     author = Author.objects.select_related("profile", "metrics").get(pk=author.pk)
-    request = RequestFactory().get(author.get_absolute_url())
-    request.user = user
-    template = Template("{% load people_tags %}{% follow_button author %}"
-                        "{% collaboration_panel author %}")  # fmt: skip
     with CaptureQueriesContext(connection) as queries:
-        html = template.render(Context({"author": author, "request": request, "user": user}))
+        follow = following.follow_state(author=author, user=user)
+        panel = collab.collaboration_panel_state(author=author, user=user)
+        html = get_template("profiles/_follow.html").render(
+            {"author": author, "state": follow, "next": "/", "user": user}
+        ) + get_template("profiles/_collaboration_panel.html").render(
+            {"author": author, "panel": panel, "user": user}
+        )
     return html, len(queries)
 
 

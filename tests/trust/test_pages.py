@@ -4,7 +4,7 @@ import html as html_module
 import re
 
 import pytest
-from django.template import Context, Template
+from django.template.loader import get_template
 from django.utils import timezone
 
 from profiles.models import Claim
@@ -12,6 +12,7 @@ from publications.models import Author
 from tests.factories import AuthorFactory, AuthorshipFactory, UserFactory, WorkFactory
 from trust import scoring, services
 from trust.models import TrustScore, TrustScoreHistory
+from trust.panels import trust_panel
 
 pytestmark = pytest.mark.django_db
 
@@ -27,8 +28,9 @@ def scored(**fields) -> Author:
 
 
 def render_snapshot(author) -> str:
-    return Template("{% load trust_tags %}{% trust_snapshot author %}").render(
-        Context({"author": author})
+    """The snapshot as the researcher page's selector and template build it."""
+    return get_template("trust/_snapshot.html").render(
+        {"author": author, "snapshot": trust_panel(author)}
     )
 
 
