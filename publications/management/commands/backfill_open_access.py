@@ -23,9 +23,9 @@ FIELDS = ("oa_status", "oa_url", "volume", "issue", "first_page", "last_page")
 def stored_values(payload: object) -> dict[str, str]:
     """The fields' values in one stored payload ("" where it has none or they are unfit)."""
     payload = payload if isinstance(payload, dict) else {}
-    values = dict(openalex._biblio(payload.get("biblio")))
-    values["oa_status"] = openalex._oa_status(payload)
-    values["oa_url"] = kept_url({}, "oa_url", openalex._oa_url(payload))
+    values = dict(openalex.biblio_fields(payload.get("biblio")))
+    values["oa_status"] = openalex.open_access_status(payload)
+    values["oa_url"] = kept_url({}, "oa_url", openalex.open_access_url(payload))
     return values
 
 

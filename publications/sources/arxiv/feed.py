@@ -43,19 +43,19 @@ def parse_feed(data: bytes | str) -> Feed:
 
     Raises SourceError for arXiv's error feed and for anything that is not an Atom feed.
     """
-    root = _feed_root(data)
-    message = _error_message(root)
+    root = feed_root(data)
+    message = error_message(root)
     if message:
         raise SourceError(f"arXiv refused the query: {message}", body=_as_text(data))
     return Feed(
         entries=[_entry_payload(entry) for entry in root.iterfind(f"{{{ATOM}}}entry")],
-        total=_int(root.findtext(f"{{{OPENSEARCH}}}totalResults")),
-        start=_int(root.findtext(f"{{{OPENSEARCH}}}startIndex")),
-        per_page=_int(root.findtext(f"{{{OPENSEARCH}}}itemsPerPage")),
+        total=as_int(root.findtext(f"{{{OPENSEARCH}}}totalResults")),
+        start=as_int(root.findtext(f"{{{OPENSEARCH}}}startIndex")),
+        per_page=as_int(root.findtext(f"{{{OPENSEARCH}}}itemsPerPage")),
     )
 
 
-def _feed_root(data: bytes | str) -> etree._Element:
+def feed_root(data: bytes | str) -> etree._Element:
     # lxml refuses str input that carries an encoding declaration, so always hand it bytes.
     raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
     parser = etree.XMLParser(resolve_entities=False, no_network=True)
@@ -68,7 +68,7 @@ def _feed_root(data: bytes | str) -> etree._Element:
     return root
 
 
-def _error_message(root: etree._Element) -> str:
+def error_message(root: etree._Element) -> str:
     """The summary of arXiv's error entry, or "" when the feed carries results.
 
     The id is the tell: a paper may well be titled "Error", but only errors live under
@@ -149,29 +149,29 @@ def _payload(
     links: Iterable[tuple[str | None, str | None, str | None, str | None]],
 ) -> dict:
     """The one place that decides the payload shape, so both roads stay identical."""
-    entry_id = _clean(entry_id)
+    entry_id = stripped(entry_id)
     return {
         "id": entry_id,
         "arxiv_id": normalize_arxiv_id(entry_id) or "",
         "version": _version(entry_id),
         # Feeds wrap long titles ("...presence\n  of quenched..."); the words are what count.
         "title": " ".join((title or "").split()),
-        "summary": _clean(summary),
+        "summary": stripped(summary),
         "authors": [
-            {"name": _clean(name), "affiliations": [_clean(a) for a in affs if _clean(a)]}
+            {"name": stripped(name), "affiliations": [stripped(a) for a in affs if stripped(a)]}
             for name, affs in authors
         ],
         "published": _iso(published),
         "updated": _iso(updated),
-        "comment": _clean(comment),
-        "journal_ref": _clean(journal_ref),
-        "doi": _clean(doi),
-        "primary_category": _clean(primary_category),
-        "categories": [_clean(c) for c in categories if _clean(c)],
+        "comment": stripped(comment),
+        "journal_ref": stripped(journal_ref),
+        "doi": stripped(doi),
+        "primary_category": stripped(primary_category),
+        "categories": [stripped(c) for c in categories if stripped(c)],
         "links": [
-            {"href": _clean(href), "rel": rel or "", "type": kind or "", "title": title or ""}
+            {"href": stripped(href), "rel": rel or "", "type": kind or "", "title": title or ""}
             for href, rel, kind, title in links
-            if _clean(href)
+            if stripped(href)
         ],
     }
 
@@ -214,11 +214,11 @@ def _attribute(element: etree._Element | None, name: str) -> str:
     return (element.get(name) or "") if element is not None else ""
 
 
-def _clean(value: str | None) -> str:
+def stripped(value: str | None) -> str:
     return (value or "").strip()
 
 
-def _int(value: str | None) -> int | None:
+def as_int(value: str | None) -> int | None:
     try:
         return int(value.strip()) if value else None
     except ValueError:

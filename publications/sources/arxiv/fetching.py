@@ -13,9 +13,9 @@ from requests.adapters import HTTPAdapter
 from publications.records import Page, SourceError
 from publications.sources.arxiv.feed import (
     OPENSEARCH,
-    _error_message,
-    _feed_root,
-    _int,
+    as_int,
+    error_message,
+    feed_root,
     result_to_payload,
 )
 from publications.sources.arxiv.mapping import SOURCE
@@ -154,15 +154,15 @@ class _Exchange:
 
 def _total(content: bytes) -> int | None:
     try:
-        root = _feed_root(content)
+        root = feed_root(content)
     except SourceError:
         return None  # the client's own parser decides what to make of a broken page
-    return _int(root.findtext(f"{{{OPENSEARCH}}}totalResults"))
+    return as_int(root.findtext(f"{{{OPENSEARCH}}}totalResults"))
 
 
 def _refusal(response: requests.Response) -> SourceError:
     try:
-        message = _error_message(_feed_root(response.content))
+        message = error_message(feed_root(response.content))
     except SourceError:
         message = ""
     text = f"arXiv refused the query: {message}" if message else "arXiv refused the query"

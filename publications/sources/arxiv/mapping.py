@@ -7,8 +7,9 @@ import re
 from publications.identifiers import normalize_arxiv_id, normalize_doi
 from publications.records import AuthorRef, MappingError, TopicRef, WorkRecord
 from publications.sources.arxiv.categories import CATEGORY_NAMES
-from publications.sources.arxiv.feed import _clean, _parse_datetime
+from publications.sources.arxiv.feed import stripped
 from publications.sources.code_links import extract_code_url
+from publications.sources.common import parse_datetime
 from publications.text import (
     ABSTRACT_MAX,
     AFFILIATION_MAX,
@@ -40,7 +41,7 @@ def map_entry(payload: dict) -> WorkRecord:
     title = clean_line(payload.get("title"), TITLE_MAX)
     if not title:
         raise MappingError(f"arXiv entry {arxiv_id} has no title")
-    published = _parse_datetime(payload.get("published"))
+    published = parse_datetime(payload.get("published"))
     abstract = _abstract(payload.get("summary"))
     comments = clean_line(payload.get("comment"), COMMENTS_MAX)
     links = [link for link in payload.get("links") or [] if isinstance(link, dict)]
@@ -59,7 +60,7 @@ def map_entry(payload: dict) -> WorkRecord:
         type=WORK_TYPE,
         publication_date=published.date() if published else None,
         publication_year=published.year if published else None,
-        updated_at=_parse_datetime(payload.get("updated")),
+        updated_at=parse_datetime(payload.get("updated")),
         doi=normalize_doi(payload.get("doi")),
         journal_ref=clean_line(payload.get("journal_ref"), PLACE_MAX),
         arxiv_primary_category=primary,
@@ -112,7 +113,7 @@ _SOFT_WRAP = re.compile(r"(?<!\n)\n(?!\n)")
 
 
 def _abstract(summary: str | None) -> str:
-    text = _PARAGRAPH_START.sub("\n\n", clean(_clean(summary)[: ABSTRACT_MAX * 20]))
+    text = _PARAGRAPH_START.sub("\n\n", clean(stripped(summary)[: ABSTRACT_MAX * 20]))
     return clean_abstract(_SOFT_WRAP.sub(" ", text), ABSTRACT_MAX)
 
 

@@ -24,13 +24,13 @@ from publications.records import (
 )
 from publications.sources.openalex.entities import author_candidate
 from publications.sources.openalex.values import (
-    _date,
-    _dict,
-    _int,
-    _line,
-    _list,
-    _text,
-    _unique,
+    as_date,
+    as_dict,
+    as_int,
+    as_line,
+    as_list,
+    as_text,
+    distinct,
     short_id,
 )
 
@@ -66,8 +66,8 @@ def openalex_message(body: str) -> str:
         document = json.loads(body)
     except (TypeError, ValueError):
         return ""
-    document = _dict(document)
-    message = _text(document.get("message")) or _text(document.get("error"))
+    document = as_dict(document)
+    message = as_text(document.get("message")) or as_text(document.get("error"))
     if len(message) > ERROR_MESSAGE_LIMIT:
         message = message[:ERROR_MESSAGE_LIMIT].rstrip() + "…"
     return message
@@ -120,7 +120,7 @@ def _retries_exhausted(exc: requests.exceptions.RetryError, what: str) -> Source
 
 def search_authors(name: str, limit: int = 10) -> list[dict]:
     """Authors whose name matches, with what tells namesakes apart."""
-    query = _line(name)
+    query = as_line(name)
     if not query:
         return []
     limit = max(1, min(limit, 200))
@@ -177,7 +177,7 @@ def _chunks(values: list, size: int) -> Iterator[list]:
 
 
 def _doi_steps(raw: object) -> list[tuple[str, object]]:
-    dois = _unique(normalize_doi(d) for d in _list(raw) if isinstance(d, str))
+    dois = distinct(normalize_doi(d) for d in as_list(raw) if isinstance(d, str))
     # "," separates filters and "|" ORs values even when URL-encoded: fetch those alone.
     alone = [d for d in dois if "," in d or "|" in d]
     batched = [d for d in dois if d not in alone]
@@ -191,10 +191,10 @@ def _doi_steps(raw: object) -> list[tuple[str, object]]:
 def _refresh_steps(parameters: dict) -> list[tuple[str, object]]:
     """Works by these authors; with ``from_updated_date``, only those changed since then."""
     since = parameters.get("from_updated_date")
-    if since and _date(since) is None:
+    if since and as_date(since) is None:
         raise ValueError(f"from_updated_date must be YYYY-MM-DD, not {since!r}")
-    extra = {"from_updated_date": str(_date(since))} if since else {}
-    ids = _unique(short_id(a, "A") for a in _list(parameters.get("author_ids")))
+    extra = {"from_updated_date": str(as_date(since))} if since else {}
+    ids = distinct(short_id(a, "A") for a in as_list(parameters.get("author_ids")))
     return [
         ("works", {"author.id": "|".join(chunk), **extra}) for chunk in _chunks(ids, AUTHOR_BATCH)
     ]
@@ -208,9 +208,9 @@ def _resume(cursor: object, steps: list) -> dict | None:
             cursor = json.loads(cursor)
         except ValueError:
             cursor = None
-    state = _dict(cursor)
-    step = _int(state.get("step"))
-    valid = step is not None and 0 <= step < len(steps) and _text(state.get("cursor"))
+    state = as_dict(cursor)
+    step = as_int(state.get("step"))
+    valid = step is not None and 0 <= step < len(steps) and as_text(state.get("cursor"))
     if valid and steps[step][0] == "author_works":
         valid = short_id(state.get("author_id"), "A") is not None
     if not valid:
@@ -268,11 +268,11 @@ def _works_page(filters: dict, what: str, state: dict, steps: list) -> Page:
     if not isinstance(results, OpenAlexResponseList):
         raise SourceError(f"OpenAlex answered {what} with a single record instead of a list")
     payloads = [dict(item) for item in results]
-    meta = _dict(results.meta)
-    following = _text(meta.get("next_cursor"))
+    meta = as_dict(results.meta)
+    following = as_text(meta.get("next_cursor"))
     # A short page is the last one: skip the request that would return [] and no cursor.
     if following and len(payloads) >= PER_PAGE:
         next_cursor = {**state, "cursor": following}
     else:
         next_cursor = _next_step(state, steps)
-    return Page("work", payloads, next_cursor, total=_int(meta.get("count")))
+    return Page("work", payloads, next_cursor, total=as_int(meta.get("count")))

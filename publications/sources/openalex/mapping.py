@@ -27,21 +27,21 @@ from publications.records import (
     WorkRecord,
 )
 from publications.sources.code_links import code_url_from_locations, extract_code_url
-from publications.sources.openalex.entities import _institutions, _venue_ref, _work_topics
+from publications.sources.openalex.entities import institution_refs, venue_ref, work_topics
 from publications.sources.openalex.values import (
     OPENALEX_ID_MAX,
     SOURCE,
-    _date,
-    _datetime,
-    _dict,
-    _guarded,
-    _int,
-    _line,
-    _list,
-    _required_id,
-    _ror,
-    _text,
-    _unique,
+    as_date,
+    as_datetime,
+    as_dict,
+    as_int,
+    as_line,
+    as_list,
+    as_ror,
+    as_text,
+    distinct,
+    guarded,
+    required_id,
     short_id,
 )
 from publications.sources.shapes import WORK_SHAPE, check_shape
@@ -105,8 +105,8 @@ def decode_abstract(index: object) -> str:
     placed = [
         (position, word)
         for word, positions in index.items()
-        for position in _list(positions)
-        if _int(position) is not None
+        for position in as_list(positions)
+        if as_int(position) is not None
     ]
     placed.sort(key=lambda item: item[0])
     return " ".join(word for _, word in placed)
@@ -117,18 +117,18 @@ def decode_abstract(index: object) -> str:
 
 def map_work(payload: dict) -> WorkRecord:
     """One OpenAlex work (API or snapshot, any schema age) as a WorkRecord."""
-    work_id = _required_id(payload, "W", "work")
+    work_id = required_id(payload, "W", "work")
     check_shape(payload, WORK_SHAPE, f"work {work_id}")
-    title = _line(payload.get("title") or payload.get("display_name"), TITLE_MAX)
+    title = as_line(payload.get("title") or payload.get("display_name"), TITLE_MAX)
     if not title:
         raise MappingError(f"work {work_id} has no title")
-    return _guarded("work", work_id, lambda: _work_record(payload, work_id, title))
+    return guarded("work", work_id, lambda: _work_record(payload, work_id, title))
 
 
 def _work_record(payload: dict, work_id: str, title: str) -> WorkRecord:
-    ids = _dict(payload.get("ids"))
+    ids = as_dict(payload.get("ids"))
     doi = normalize_doi(payload.get("doi") or ids.get("doi"))
-    published = _date(payload.get("publication_date"))
+    published = as_date(payload.get("publication_date"))
     location = _main_location(payload)
     dropped: dict[str, str] = {}
     venue = _venue(payload)
@@ -141,11 +141,11 @@ def _work_record(payload: dict, work_id: str, title: str) -> WorkRecord:
         title=title,
         abstract=abstract,
         type=work_type(payload.get("type")),
-        language=_text(payload.get("language")),
+        language=as_text(payload.get("language")),
         publication_date=published,
-        publication_year=_int(payload.get("publication_year")) or (published and published.year),
-        created_date=_date(payload.get("created_date")),
-        updated_at=_datetime(payload.get("updated_date") or payload.get("updated")),
+        publication_year=as_int(payload.get("publication_year")) or (published and published.year),
+        created_date=as_date(payload.get("created_date")),
+        updated_at=as_datetime(payload.get("updated_date") or payload.get("updated")),
         doi=doi,
         arxiv_id=_arxiv_id(payload, doi),
         openalex_id=work_id,
@@ -154,23 +154,23 @@ def _work_record(payload: dict, work_id: str, title: str) -> WorkRecord:
         pdf_url=kept_url(
             dropped,
             "pdf_url",
-            location.get("pdf_url") or _dict(payload.get("best_oa_location")).get("pdf_url"),
+            location.get("pdf_url") or as_dict(payload.get("best_oa_location")).get("pdf_url"),
         ),
         landing_url=kept_url(
             dropped, "landing_url", location.get("landing_page_url") or location.get("url")
         ),
-        license=_text(location.get("license")),
+        license=as_text(location.get("license")),
         code_url=_code_url(payload, abstract),
         is_open_access=_open_access(payload),
-        oa_status=_oa_status(payload),
-        oa_url=kept_url(dropped, "oa_url", _oa_url(payload)),
-        **_biblio(payload.get("biblio")),
+        oa_status=open_access_status(payload),
+        oa_url=kept_url(dropped, "oa_url", open_access_url(payload)),
+        **biblio_fields(payload.get("biblio")),
         is_retracted=payload.get("is_retracted") is True,
-        cited_by_count=_int(payload.get("cited_by_count")),
+        cited_by_count=as_int(payload.get("cited_by_count")),
         counts_by_year=_counts_by_year(payload.get("counts_by_year")),
         authors=_authors(payload),
         authors_truncated=payload.get("is_authors_truncated") is True,
-        topics=_work_topics(payload),
+        topics=work_topics(payload),
         grants=_grants(payload),
         referenced_works=referenced_works(payload.get("referenced_works"), work_id, dropped),
         dropped=dropped,
@@ -198,28 +198,28 @@ def referenced_works(value: object, work_id: str, dropped: dict[str, str]) -> li
         dropped["referenced_works"] = "entries that are not OpenAlex work ids were left out"
     if len(value) > REFERENCES_MAX:
         dropped["referenced_works"] = f"only the first {REFERENCES_MAX} references were kept"
-    return [ident for ident in _unique(ids) if ident != work_id]
+    return [ident for ident in distinct(ids) if ident != work_id]
 
 
 def _code_url(payload: dict, abstract: str) -> str:
     """A repository among the work's locations, else one its abstract names."""
-    raw_types = {_text(payload.get(key)).lower() for key in ("type", "type_crossref")}
+    raw_types = {as_text(payload.get(key)).lower() for key in ("type", "type_crossref")}
     found = code_url_from_locations(_location_urls(payload), is_software="software" in raw_types)
     url, _ = http_url(found or extract_code_url(abstract))
     return url
 
 
 def work_type(value: object) -> str:
-    return WORK_TYPES.get(_text(value).lower(), "other")
+    return WORK_TYPES.get(as_text(value).lower(), "other")
 
 
 def _main_location(payload: dict) -> dict:
     """``primary_location`` (2023+) or the legacy ``host_venue`` (it has ``url``)."""
-    return _dict(payload.get("primary_location")) or _dict(payload.get("host_venue"))
+    return as_dict(payload.get("primary_location")) or as_dict(payload.get("host_venue"))
 
 
 def _open_access(payload: dict) -> bool | None:
-    value = _dict(payload.get("open_access")).get("is_oa")
+    value = as_dict(payload.get("open_access")).get("is_oa")
     return value if isinstance(value, bool) else None
 
 
@@ -228,31 +228,31 @@ OA_STATUSES = ("diamond", "gold", "hybrid", "bronze", "green", "closed")
 BIBLIO_MAX = 50  # volume, issue and page columns
 
 
-def _oa_status(payload: dict) -> str:
-    value = _text(_dict(payload.get("open_access")).get("oa_status")).lower()
+def open_access_status(payload: dict) -> str:
+    value = as_text(as_dict(payload.get("open_access")).get("oa_status")).lower()
     return value if value in OA_STATUSES else ""
 
 
-def _oa_url(payload: dict) -> object:
+def open_access_url(payload: dict) -> object:
     """The best open copy: its PDF, else its landing page, else open_access.oa_url."""
-    best = _dict(payload.get("best_oa_location"))
+    best = as_dict(payload.get("best_oa_location"))
     return (
         best.get("pdf_url")
         or best.get("landing_page_url")
-        or _dict(payload.get("open_access")).get("oa_url")
+        or as_dict(payload.get("open_access")).get("oa_url")
     )
 
 
-def _biblio(value: object) -> dict[str, str]:
+def biblio_fields(value: object) -> dict[str, str]:
     """Volume, issue and pages as short one-line strings (numbers become text)."""
-    biblio = _dict(value)
+    biblio = as_dict(value)
     fields = ("volume", "issue", "first_page", "last_page")
     found = {}
     for name in fields:
         raw = biblio.get(name)
         if isinstance(raw, int | float) and not isinstance(raw, bool):
             raw = str(raw)
-        text = _line(raw, BIBLIO_MAX) if isinstance(raw, str) else ""
+        text = as_line(raw, BIBLIO_MAX) if isinstance(raw, str) else ""
         found[name] = text
     return found
 
@@ -264,11 +264,11 @@ def _pmid(value: object) -> str | None:
 
 def _location_urls(payload: dict) -> Iterator[str]:
     locations = [payload.get("primary_location"), payload.get("best_oa_location")]
-    locations += _list(payload.get("locations"))
-    locations += [payload.get("host_venue"), *_list(payload.get("alternate_host_venues"))]
-    for location in map(_dict, locations):
+    locations += as_list(payload.get("locations"))
+    locations += [payload.get("host_venue"), *as_list(payload.get("alternate_host_venues"))]
+    for location in map(as_dict, locations):
         for key in ("landing_page_url", "pdf_url", "url"):
-            if url := _text(location.get(key)):
+            if url := as_text(location.get(key)):
                 yield url
 
 
@@ -287,17 +287,17 @@ def _arxiv_id(payload: dict, doi: str | None) -> str | None:
 
 
 def _venue(payload: dict) -> VenueRef | None:
-    source = _dict(_dict(payload.get("primary_location")).get("source"))
+    source = as_dict(as_dict(payload.get("primary_location")).get("source"))
     if source:
-        return _venue_ref(source, source.get("host_organization_name"))
-    legacy = _dict(payload.get("host_venue"))
-    return _venue_ref(legacy, legacy.get("publisher")) if legacy else None
+        return venue_ref(source, source.get("host_organization_name"))
+    legacy = as_dict(payload.get("host_venue"))
+    return venue_ref(legacy, legacy.get("publisher")) if legacy else None
 
 
 def _counts_by_year(items: object) -> list[dict]:
     counts = []
-    for item in map(_dict, _list(items)):
-        year, cited = _int(item.get("year")), _int(item.get("cited_by_count"))
+    for item in map(as_dict, as_list(items)):
+        year, cited = as_int(item.get("year")), as_int(item.get("cited_by_count"))
         if year is not None and cited is not None:
             counts.append({"year": year, "cited_by_count": cited})
     return counts
@@ -307,20 +307,20 @@ def _counts_by_year(items: object) -> list[dict]:
 
 
 def _authors(payload: dict) -> list[AuthorRef]:
-    corresponding = {short_id(x, "A") for x in _list(payload.get("corresponding_author_ids"))}
+    corresponding = {short_id(x, "A") for x in as_list(payload.get("corresponding_author_ids"))}
     corresponding.discard(None)
     refs = []
-    for position, authorship in enumerate(_list(payload.get("authorships"))):
-        ref = _author_ref(position, _dict(authorship), corresponding)
+    for position, authorship in enumerate(as_list(payload.get("authorships"))):
+        ref = _author_ref(position, as_dict(authorship), corresponding)
         if ref is not None:
             refs.append(ref)
     return refs
 
 
 def _author_ref(position: int, authorship: dict, corresponding: set) -> AuthorRef | None:
-    author = _dict(authorship.get("author"))
-    raw_name = _line(authorship.get("raw_author_name"))
-    name = _line(author.get("display_name")) or raw_name
+    author = as_dict(authorship.get("author"))
+    raw_name = as_line(authorship.get("raw_author_name"))
+    name = as_line(author.get("display_name")) or raw_name
     if not name:
         return None  # nothing to show or match; positions keep their list index
     openalex_id = short_id(author.get("id"), "A")
@@ -331,19 +331,21 @@ def _author_ref(position: int, authorship: dict, corresponding: set) -> AuthorRe
         openalex_id=openalex_id,
         orcid=normalize_orcid(author.get("orcid")),
         raw_affiliation=_raw_affiliation(authorship),
-        institutions=_institutions(authorship.get("institutions")),
+        institutions=institution_refs(authorship.get("institutions")),
         is_corresponding=authorship.get("is_corresponding") is True
         or (openalex_id is not None and openalex_id in corresponding),
     )
 
 
 def _raw_affiliation(authorship: dict) -> str:
-    strings = list(_list(authorship.get("raw_affiliation_strings")))  # never the payload's own list
+    strings = list(
+        as_list(authorship.get("raw_affiliation_strings"))
+    )  # never the payload's own list
     strings += [authorship.get("raw_affiliation_string")]  # legacy snapshot field
     strings += [
-        _dict(a).get("raw_affiliation_string") for a in _list(authorship.get("affiliations"))
+        as_dict(a).get("raw_affiliation_string") for a in as_list(authorship.get("affiliations"))
     ]
-    joined = "; ".join(_unique(_line(s, AFFILIATION_MAX) for s in strings if isinstance(s, str)))
+    joined = "; ".join(distinct(as_line(s, AFFILIATION_MAX) for s in strings if isinstance(s, str)))
     return bounded(joined, AFFILIATION_MAX)
 
 
@@ -357,12 +359,12 @@ def _grants(payload: dict) -> list[GrantRef]:
     funder_display_name, doi}``; ``funders`` items are ``{id, display_name, ror}``.
     """
     funders = {}
-    for item in map(_dict, _list(payload.get("funders"))):
+    for item in map(as_dict, as_list(payload.get("funders"))):
         if funder_id := short_id(item.get("id"), "F"):
             funders[funder_id] = item
     found: list[GrantRef] = []
     for key, id_key, name_key, award_key in _GRANT_FIELDS:
-        for item in map(_dict, _list(payload.get(key))):
+        for item in map(as_dict, as_list(payload.get(key))):
             _add_grant(found, funders, item.get(id_key), item.get(name_key), item.get(award_key))
     covered = {g.funder_openalex_id for g in found}
     for funder_id, item in funders.items():
@@ -374,15 +376,15 @@ def _grants(payload: dict) -> list[GrantRef]:
 def _add_grant(found: list[GrantRef], funders: dict, raw_id, raw_name, raw_award) -> None:
     funder_id = short_id(raw_id, "F")
     funder = funders.get(funder_id, {})
-    name = _line(raw_name, PLACE_MAX) or _line(funder.get("display_name"), PLACE_MAX)
+    name = as_line(raw_name, PLACE_MAX) or as_line(funder.get("display_name"), PLACE_MAX)
     name = name or funder_id or ""
     if not name:
         return
     grant = GrantRef(
         funder_name=name,
         funder_openalex_id=funder_id,
-        funder_ror=_ror(funder.get("ror")),
-        award_id=_line(raw_award, AWARD_MAX),
+        funder_ror=as_ror(funder.get("ror")),
+        award_id=as_line(raw_award, AWARD_MAX),
     )
     if all(_grant_key(grant) != _grant_key(other) for other in found):
         found.append(grant)

@@ -36,22 +36,22 @@ _ROR_RE = re.compile(r"^0[a-z0-9]{6}\d{2}$")
 # --- small readers: real payloads carry nulls where a list or object is expected
 
 
-def _dict(value: object) -> dict:
+def as_dict(value: object) -> dict:
     return value if isinstance(value, dict) else {}
 
 
-def _list(value: object) -> list:
+def as_list(value: object) -> list:
     return value if isinstance(value, list) else []
 
 
-def _int(value: object) -> int | None:
+def as_int(value: object) -> int | None:
     """A whole number that fits a count column (0 to 2**31 - 1), else None."""
     if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= COUNT_MAX:
         return value
     return None
 
 
-def _float(value: object) -> float | None:
+def as_float(value: object) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
     try:
@@ -61,23 +61,23 @@ def _float(value: object) -> float | None:
     return number if math.isfinite(number) else None
 
 
-def _text(value: object) -> str:
+def as_text(value: object) -> str:
     return clean(value).strip()
 
 
-def _line(value: object, limit: int = NAME_MAX) -> str:
+def as_line(value: object, limit: int = NAME_MAX) -> str:
     """A name, title or place on one line: cleaned, without markup, at most ``limit`` long."""
     return clean_line(value, limit)
 
 
-def _date(value: object) -> date | None:
+def as_date(value: object) -> date | None:
     try:
         return date.fromisoformat(value[:10]) if isinstance(value, str) else None
     except ValueError:
         return None
 
 
-def _datetime(value: object) -> datetime | None:
+def as_datetime(value: object) -> datetime | None:
     """``updated_date`` is a date in old records and a naive UTC datetime in new ones."""
     return parse_datetime(value)
 
@@ -94,21 +94,21 @@ def short_id(value: object, prefix: str) -> str | None:
     return found if found and found[0] == prefix else None
 
 
-def _ror(value: object) -> str | None:
+def as_ror(value: object) -> str | None:
     """The bare ROR id (``05ppvf150``) from a URL or a bare id."""
-    bare = _text(value).rstrip("/").rsplit("/", 1)[-1].lower()
+    bare = as_text(value).rstrip("/").rsplit("/", 1)[-1].lower()
     return bare if _ROR_RE.match(bare) else None
 
 
-def _topic_key(value: object) -> str | None:
-    match = _TOPIC_KEY_RE.match(_text(value))
+def topic_key(value: object) -> str | None:
+    match = _TOPIC_KEY_RE.match(as_text(value))
     if not match:
         return None
     key = match.group(1)
     return f"openalex:{key if '/' in key else key.upper()}"
 
 
-def _required_id(payload: object, prefix: str, noun: str) -> str:
+def required_id(payload: object, prefix: str, noun: str) -> str:
     if not isinstance(payload, dict):
         raise MappingError(f"{noun} payload is a {type(payload).__name__}, not a JSON object")
     raw = payload.get("id")
@@ -120,7 +120,7 @@ def _required_id(payload: object, prefix: str, noun: str) -> str:
     return found
 
 
-def _guarded(noun: str, ident: str, build: Callable[[], object]):
+def guarded(noun: str, ident: str, build: Callable[[], object]):
     """Turn a crash on an odd payload into a MappingError so the batch goes on."""
     try:
         return build()
@@ -130,5 +130,5 @@ def _guarded(noun: str, ident: str, build: Callable[[], object]):
         raise MappingError(f"{noun} {ident} is malformed: {exc!r}") from exc
 
 
-def _unique(values: Iterable) -> list:
+def distinct(values: Iterable) -> list:
     return [v for v in dict.fromkeys(values) if v]
