@@ -27,7 +27,7 @@ from publications.admin_views import (
     ImportRunViews,
     MergeCandidateViews,
 )
-from publications.curation import selectors as curation_pages
+from publications.curation import selectors
 from publications.curation.selectors import progress_state, progress_text
 
 
@@ -248,7 +248,7 @@ class ImportRunAdmin(ImportRunViews, CurationAdmin):
             '{} · {}<div class="curation-meta">{}</div>',
             run.get_source_display(),
             run.get_kind_display(),
-            shorten(curation_pages.parameters_summary(run.parameters), 50),
+            shorten(selectors.parameters_summary(run.parameters), 50),
         )
 
     @admin.display(description="progress")
@@ -472,7 +472,7 @@ class AuditEventAdmin(AuditEventViews, CurationAdmin):
 
     @admin.display(description="target")
     def target_link(self, event):
-        url = curation_pages.admin_url(event.target_type, event.target_id)
+        url = selectors.admin_url(event.target_type, event.target_id)
         label = event.target_repr or f"{event.target_type} #{event.target_id}"
         return format_html('<a href="{}">{}</a>', url, label) if url else label
 

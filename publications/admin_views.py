@@ -21,7 +21,7 @@ from django.views.decorators.http import require_POST
 
 from publications import curation, models, uploads
 from publications.admin_audit import AuditedModelAdmin
-from publications.curation import selectors as curation_pages
+from publications.curation import selectors
 from publications.curation.selectors import progress_state
 from publications.forms import KIND_ROWS, AuthorSplitForm, ImportRunForm
 from publications.permissions import ADD, admin_allows
@@ -156,9 +156,7 @@ class AuthorCurationViews:
 
     def merge_view(self, request, author_id):
         source = self._author_or_404(request, author_id)
-        target = curation_pages.author_by_id(
-            request.POST.get("target") or request.GET.get("target")
-        )
+        target = selectors.author_by_id(request.POST.get("target") or request.GET.get("target"))
         if request.method == "POST" and target is None:
             self.message_user(request, "Pick the author to keep.", messages.ERROR)
         elif request.method == "POST":
@@ -193,15 +191,15 @@ class AuthorCurationViews:
             source=source,
             target=target,
             query=query,
-            choices=curation_pages.merge_target_choices(source, query),
+            choices=selectors.merge_target_choices(source, query),
             preview=curation.author_merge_preview(source=source, target=target) if target else None,
-            source_card=curation_pages.author_card(source),
-            target_card=curation_pages.author_card(target) if target else None,
+            source_card=selectors.author_card(source),
+            target_card=selectors.author_card(target) if target else None,
         )
 
     def split_view(self, request, author_id):
         author = self._author_or_404(request, author_id)
-        works = curation_pages.author_works_for_split(author)
+        works = selectors.author_works_for_split(author)
         data = (
             request.POST
             if request.method == "POST"
@@ -414,12 +412,12 @@ class MergeCandidateViews:
         context = {}
         if candidate is not None:
             context = {
-                "comparison": curation_pages.candidate_comparison(candidate),
+                "comparison": selectors.candidate_comparison(candidate),
                 "can_decide": candidate.status == models.MergeCandidate.Status.OPEN
                 and self.has_change_permission(request, candidate),
                 "merge_url": self.curation_url("merge", candidate.pk),
                 "keep_apart_url": self.curation_url("keep_apart", candidate.pk),
-                "decision_event": curation_pages.candidate_decision_event(candidate),
+                "decision_event": selectors.candidate_decision_event(candidate),
                 "title": "Review merge candidate",
             }
         return self.read_only_change_view(
@@ -448,7 +446,7 @@ class AuditEventViews:
 
     def can_undo(self, request, event) -> bool:
         """Undoing needs the change permission on the model the decision was about."""
-        model = curation_pages.target_model(event.target_type)
+        model = selectors.target_model(event.target_type)
         model_admin = self.admin_site._registry.get(model)
         return bool(model_admin and model_admin.has_change_permission(request))
 

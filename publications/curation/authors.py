@@ -9,15 +9,15 @@ from publications.curation.audit import Actor, audit_record
 from publications.curation.constraints import (
     CANNOT,
     MUST,
-    _candidate_decide,
-    _candidate_restore,
-    _candidates_follow_merge,
-    _candidates_restore,
-    _check_mergeable,
-    _constraint_set,
-    _constraints_restore,
-    _pair_query,
-    _refresh_metrics,
+    candidate_decide,
+    candidate_restore,
+    candidates_follow_merge,
+    candidates_restore,
+    constraint_set,
+    constraints_restore,
+    merge_check,
+    metrics_refresh,
+    pair_query,
 )
 from publications.identifiers import normalize_name
 from publications.models import (
@@ -70,7 +70,7 @@ def author_merge_preview(*, source: Author, target: Author) -> dict:
     affiliations = AuthorInstitution.objects.filter(author=source)
     problems = []
     try:
-        _check_mergeable(source, target, "author")
+        merge_check(source, target, "author")
     except ValueError as exc:
         problems.append(str(exc))
     return {
@@ -83,7 +83,7 @@ def author_merge_preview(*, source: Author, target: Author) -> dict:
         "source_records": SourceRecord.objects.filter(author=source).count(),
         "constraints_moving": _movable_constraints(source, target).count(),
         "kept_apart": LinkConstraint.objects.filter(
-            _pair_query(author_id=source.pk, other_author_id=target.pk), kind=CANNOT
+            pair_query(author_id=source.pk, other_author_id=target.pk), kind=CANNOT
         ).exists(),
         "left_behind": _references(source),
         "problems": problems,
@@ -109,7 +109,7 @@ def author_merge(
     with transaction.atomic():
         source = Author.objects.select_for_update().get(pk=source.pk)
         target = Author.objects.select_for_update().get(pk=target.pk)
-        _check_mergeable(source, target, "author")
+        merge_check(source, target, "author")
         candidate = candidate or _open_author_candidate(source, target)
         data = {"source": source.pk, "target": target.pk, **_author_move_rows(source, target)}
         if target.last_known_institution_id is None and source.last_known_institution_id:
@@ -120,7 +120,7 @@ def author_merge(
         source.save(update_fields=["merged_into"])
         changes: dict = {}
         reason = "Merged by staff" + (f" (merge candidate #{candidate.pk})" if candidate else "")
-        _constraint_set(
+        constraint_set(
             changes,
             kind=MUST,
             actor=actor,
@@ -130,12 +130,12 @@ def author_merge(
         )
         data["constraints"] = changes
         data["candidate"] = (
-            _candidate_decide(candidate, MergeCandidate.Status.MERGED, actor) if candidate else None
+            candidate_decide(candidate, MergeCandidate.Status.MERGED, actor) if candidate else None
         )
-        data["followed"] = _candidates_follow_merge(
-            kind="author", source_id=source.pk, target_id=target.pk, actor=actor
+        data["followed"] = candidates_follow_merge(
+            kind=MergeCandidate.Kind.AUTHOR, source_id=source.pk, target_id=target.pk, actor=actor
         )
-        _refresh_metrics([source.pk, target.pk])
+        metrics_refresh([source.pk, target.pk])
         return audit_record(actor=actor, action="author_merge", target=target, data=data)
 
 
@@ -189,7 +189,7 @@ def _author_move_rows(source: Author, target: Author) -> dict:
     }
 
 
-def _undo_author_merge(data: dict) -> dict:
+def author_merge_undo(data: dict) -> dict:
     source = Author.objects.select_for_update().get(pk=data["source"])
     target = Author.objects.select_for_update().get(pk=data["target"])
     if source.merged_into_id != target.pk:
@@ -214,10 +214,10 @@ def _undo_author_merge(data: dict) -> dict:
         target.save(update_fields=["last_known_institution"])
     source.merged_into = None
     source.save(update_fields=["merged_into"])
-    _constraints_restore(data["constraints"])
-    _candidates_restore(data.get("followed", []))
-    _candidate_restore(data.get("candidate"))
-    _refresh_metrics([source.pk, target.pk])
+    constraints_restore(data["constraints"])
+    candidates_restore(data.get("followed", []))
+    candidate_restore(data.get("candidate"))
+    metrics_refresh([source.pk, target.pk])
     return {"source": source.pk, "target": target.pk}
 
 
@@ -276,7 +276,7 @@ def author_split(*, author: Author, work_ids, actor: Actor, new_name: str | None
         changes: dict = {}
         reason = f"Split by staff into author #{new.pk}"
         for work_id in ids:
-            _constraint_set(
+            constraint_set(
                 changes,
                 kind=CANNOT,
                 actor=actor,
@@ -284,7 +284,7 @@ def author_split(*, author: Author, work_ids, actor: Actor, new_name: str | None
                 author_id=author.pk,
                 work_id=work_id,
             )
-        _constraint_set(
+        constraint_set(
             changes,
             kind=CANNOT,
             actor=actor,
@@ -292,7 +292,7 @@ def author_split(*, author: Author, work_ids, actor: Actor, new_name: str | None
             author_id=author.pk,
             other_author_id=new.pk,
         )
-        _refresh_metrics([author.pk, new.pk])
+        metrics_refresh([author.pk, new.pk])
         audit_record(
             actor=actor,
             action="author_split",
@@ -309,7 +309,7 @@ def author_split(*, author: Author, work_ids, actor: Actor, new_name: str | None
         return new
 
 
-def _undo_author_split(data: dict) -> dict:
+def author_split_undo(data: dict) -> dict:
     author = Author.objects.select_for_update().get(pk=data["author"])
     new = Author.objects.select_for_update().filter(pk=data["new_author"]).first()
     if new is None or new.merged_into_id:
@@ -322,7 +322,7 @@ def _undo_author_split(data: dict) -> dict:
             f"merge it into {author} instead."
         )
     Authorship.objects.filter(pk__in=moved, author=new).update(author=author)
-    _constraints_restore(data["constraints"])
+    constraints_restore(data["constraints"])
     kept_by_others = (
         SourceRecord.objects.filter(author=new).exists()
         or Author.objects.filter(merged_into=new).exists()
@@ -335,5 +335,5 @@ def _undo_author_split(data: dict) -> dict:
     else:
         new.delete()
         outcome = "deleted"
-    _refresh_metrics([author.pk])
+    metrics_refresh([author.pk])
     return {"author": author.pk, "new_author": data["new_author"], "new_author_was": outcome}

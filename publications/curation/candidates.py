@@ -8,10 +8,10 @@ from publications.curation.audit import Actor, audit_record
 from publications.curation.authors import author_merge
 from publications.curation.constraints import (
     CANNOT,
-    _candidate_decide,
-    _candidate_restore,
-    _constraint_set,
-    _constraints_restore,
+    candidate_decide,
+    candidate_restore,
+    constraint_set,
+    constraints_restore,
 )
 from publications.curation.works import work_merge
 from publications.models import (
@@ -43,7 +43,7 @@ def merge_candidate_merge(*, candidate: MergeCandidate, actor: Actor) -> AuditEv
         )
         left, right = _surviving(left), _surviving(right)
         if left.pk == right.pk:
-            before = _candidate_decide(candidate, MergeCandidate.Status.SUPERSEDED, actor)
+            before = candidate_decide(candidate, MergeCandidate.Status.SUPERSEDED, actor)
             return audit_record(
                 actor=actor,
                 action="merge_candidate_supersede",
@@ -73,8 +73,8 @@ def merge_candidate_keep_apart(*, candidate: MergeCandidate, actor: Actor) -> Au
         else:
             pair = {"work_id": candidate.work_a_id, "other_work_id": candidate.work_b_id}
         reason = f"Kept apart by staff (merge candidate #{candidate.pk})"
-        _constraint_set(changes, kind=CANNOT, actor=actor, reason=reason, **pair)
-        before = _candidate_decide(candidate, MergeCandidate.Status.KEPT_APART, actor)
+        constraint_set(changes, kind=CANNOT, actor=actor, reason=reason, **pair)
+        before = candidate_decide(candidate, MergeCandidate.Status.KEPT_APART, actor)
         return audit_record(
             actor=actor,
             action="merge_candidate_keep_apart",
@@ -83,7 +83,7 @@ def merge_candidate_keep_apart(*, candidate: MergeCandidate, actor: Actor) -> Au
         )
 
 
-def _undo_keep_apart(data: dict) -> dict:
-    _constraints_restore(data["constraints"])
-    _candidate_restore(data["candidate"])
+def merge_candidate_keep_apart_undo(data: dict) -> dict:
+    constraints_restore(data["constraints"])
+    candidate_restore(data["candidate"])
     return {"candidate": data["candidate"]["id"]}

@@ -26,7 +26,7 @@ MUST, CANNOT = LinkConstraint.Kind.MUST_LINK, LinkConstraint.Kind.CANNOT_LINK
 # Link constraints, recorded so an undo can put earlier decisions back ---------
 
 
-def _pair_query(*, author_id=None, work_id=None, other_author_id=None, other_work_id=None) -> Q:
+def pair_query(*, author_id=None, work_id=None, other_author_id=None, other_work_id=None) -> Q:
     if other_author_id:
         return Q(author_id=author_id, other_author_id=other_author_id) | Q(
             author_id=other_author_id, other_author_id=author_id
@@ -52,9 +52,9 @@ def _constraint_dump(row: LinkConstraint) -> dict:
     }
 
 
-def _constraint_set(changes: dict, *, kind: str, actor: Actor, reason: str, **pair) -> None:
+def constraint_set(changes: dict, *, kind: str, actor: Actor, reason: str, **pair) -> None:
     """Store a staff decision about a pair, replacing an earlier decision about the same pair."""
-    earlier = LinkConstraint.objects.filter(_pair_query(**pair))
+    earlier = LinkConstraint.objects.filter(pair_query(**pair))
     changes.setdefault("replaced", []).extend(_constraint_dump(row) for row in earlier)
     earlier.delete()
     row = LinkConstraint.objects.create(
@@ -63,7 +63,7 @@ def _constraint_set(changes: dict, *, kind: str, actor: Actor, reason: str, **pa
     changes.setdefault("created", []).append(row.pk)
 
 
-def _constraints_restore(changes: dict) -> None:
+def constraints_restore(changes: dict) -> None:
     LinkConstraint.objects.filter(pk__in=changes.get("created", [])).delete()
     LinkConstraint.objects.bulk_create(
         [LinkConstraint(**row) for row in changes.get("replaced", [])]
@@ -73,7 +73,7 @@ def _constraints_restore(changes: dict) -> None:
 # Merge candidates ------------------------------------------------------------
 
 
-def _candidate_decide(candidate: MergeCandidate, status: str, actor: Actor) -> dict:
+def candidate_decide(candidate: MergeCandidate, status: str, actor: Actor) -> dict:
     before = {
         "id": candidate.pk,
         "status": candidate.status,
@@ -87,7 +87,7 @@ def _candidate_decide(candidate: MergeCandidate, status: str, actor: Actor) -> d
     return before
 
 
-def _candidate_restore(before: dict | None) -> None:
+def candidate_restore(before: dict | None) -> None:
     if not before:
         return
     decided_at = before["decided_at"] and datetime.fromisoformat(before["decided_at"])
@@ -96,14 +96,18 @@ def _candidate_restore(before: dict | None) -> None:
     )
 
 
-def _candidates_follow_merge(*, kind: str, source_id: int, target_id: int, actor: Actor) -> list:
+def candidates_follow_merge(*, kind: str, source_id: int, target_id: int, actor: Actor) -> list:
     """Point the open candidates naming the merged-away record at the one that stays.
 
     A candidate that would then pair the record with itself, repeat a pair already
     raised, or pair two records staff kept apart is closed as superseded instead,
-    so no pair is raised twice. Returns what ``_candidates_restore`` puts back.
+    so no pair is raised twice. Returns what ``candidates_restore`` puts back.
     """
-    a, b = ("author_a_id", "author_b_id") if kind == "author" else ("work_a_id", "work_b_id")
+    a, b = (
+        ("author_a_id", "author_b_id")
+        if kind == MergeCandidate.Kind.AUTHOR
+        else ("work_a_id", "work_b_id")
+    )
     rows = MergeCandidate.objects.select_for_update().filter(
         Q(**{a: source_id}) | Q(**{b: source_id}), kind=kind, status=MergeCandidate.Status.OPEN
     )
@@ -113,7 +117,7 @@ def _candidates_follow_merge(*, kind: str, source_id: int, target_id: int, actor
         left, right = (target_id if side == source_id else side for side in sides)
         before.append({"id": candidate.pk, a: getattr(candidate, a), b: getattr(candidate, b)})
         if _pair_taken(kind, left, right, exclude=candidate.pk):
-            before[-1]["decision"] = _candidate_decide(
+            before[-1]["decision"] = candidate_decide(
                 candidate, MergeCandidate.Status.SUPERSEDED, actor
             )
             continue
@@ -126,28 +130,32 @@ def _candidates_follow_merge(*, kind: str, source_id: int, target_id: int, actor
 def _pair_taken(kind: str, left: int, right: int, *, exclude: int) -> bool:
     if left == right:
         return True
-    a, b = ("author_a_id", "author_b_id") if kind == "author" else ("work_a_id", "work_b_id")
+    a, b = (
+        ("author_a_id", "author_b_id")
+        if kind == MergeCandidate.Kind.AUTHOR
+        else ("work_a_id", "work_b_id")
+    )
     pair = Q(**{a: left, b: right}) | Q(**{a: right, b: left})
     if MergeCandidate.objects.filter(pair, kind=kind).exclude(pk=exclude).exists():
         return True
     ids = (
         {"author_id": left, "other_author_id": right}
-        if kind == "author"
+        if kind == MergeCandidate.Kind.AUTHOR
         else {"work_id": left, "other_work_id": right}
     )
-    return LinkConstraint.objects.filter(_pair_query(**ids), kind=CANNOT).exists()
+    return LinkConstraint.objects.filter(pair_query(**ids), kind=CANNOT).exists()
 
 
-def _candidates_restore(rows: list) -> None:
+def candidates_restore(rows: list) -> None:
     for row in reversed(rows):
         row = dict(row)
         decision = row.pop("decision", None)
         pk = row.pop("id")
         MergeCandidate.objects.filter(pk=pk).update(**row)
-        _candidate_restore(decision)
+        candidate_restore(decision)
 
 
-def _check_mergeable(source, target, noun: str) -> None:
+def merge_check(source, target, noun: str) -> None:
     if source.pk == target.pk:
         raise ValueError(f"A {noun} cannot be merged into itself.")
     if source.merged_into_id:
@@ -161,7 +169,7 @@ def _check_mergeable(source, target, noun: str) -> None:
         )
 
 
-def _refresh_metrics(author_ids) -> None:
+def metrics_refresh(author_ids) -> None:
     from publications import tasks
     from publications.signals import authors_changed
 

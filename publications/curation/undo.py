@@ -5,14 +5,14 @@ from __future__ import annotations
 from django.db import transaction
 
 from publications.curation.audit import UNDO, Actor, audit_record, audit_undo_event
-from publications.curation.authors import _undo_author_merge, _undo_author_split
-from publications.curation.candidates import _undo_keep_apart
-from publications.curation.works import _undo_work_merge
+from publications.curation.authors import author_merge_undo, author_split_undo
+from publications.curation.candidates import merge_candidate_keep_apart_undo
+from publications.curation.works import work_merge_undo
 from publications.models import AuditEvent
 
 
 def audit_is_undoable(event: AuditEvent) -> bool:
-    return event.action in _UNDOERS
+    return event.action in UNDOERS
 
 
 def audit_undo(*, event: AuditEvent, actor: Actor) -> AuditEvent:
@@ -23,7 +23,7 @@ def audit_undo(*, event: AuditEvent, actor: Actor) -> AuditEvent:
             raise ValueError(f"A '{event.action}' event cannot be undone.")
         if audit_undo_event(event) is not None:
             raise ValueError(f"Event #{event.pk} ({event.action}) has already been undone.")
-        details = _UNDOERS[event.action](event.data)
+        details = UNDOERS[event.action](event.data)
         return audit_record(
             actor=actor,
             action=UNDO,
@@ -32,9 +32,9 @@ def audit_undo(*, event: AuditEvent, actor: Actor) -> AuditEvent:
         )
 
 
-_UNDOERS = {
-    "author_merge": _undo_author_merge,
-    "author_split": _undo_author_split,
-    "work_merge": _undo_work_merge,
-    "merge_candidate_keep_apart": _undo_keep_apart,
+UNDOERS = {
+    "author_merge": author_merge_undo,
+    "author_split": author_split_undo,
+    "work_merge": work_merge_undo,
+    "merge_candidate_keep_apart": merge_candidate_keep_apart_undo,
 }

@@ -7,14 +7,14 @@ from django.db import transaction
 from publications.curation.audit import Actor, audit_record
 from publications.curation.constraints import (
     MUST,
-    _candidate_decide,
-    _candidate_restore,
-    _candidates_follow_merge,
-    _candidates_restore,
-    _check_mergeable,
-    _constraint_set,
-    _constraints_restore,
-    _refresh_metrics,
+    candidate_decide,
+    candidate_restore,
+    candidates_follow_merge,
+    candidates_restore,
+    constraint_set,
+    constraints_restore,
+    merge_check,
+    metrics_refresh,
 )
 from publications.ingest.merge import FIELDS as WORK_RECORD_FIELDS
 from publications.models import (
@@ -104,7 +104,7 @@ def work_merge(
     with transaction.atomic():
         kept = Work.objects.select_for_update().get(pk=target.pk)
         other = Work.objects.select_for_update().get(pk=source.pk)
-        _check_mergeable(other, kept, "work")
+        merge_check(other, kept, "work")
         before_provenance = dict(kept.provenance)
         moved = _work_move_rows(kept, other)
         filled, moved_ids = _work_fill_blanks(kept, other)
@@ -113,16 +113,16 @@ def work_merge(
         kept.save()
         changes: dict = {}
         reason = "Merged by staff" + (f" (merge candidate #{candidate.pk})" if candidate else "")
-        _constraint_set(
+        constraint_set(
             changes, kind=MUST, actor=actor, reason=reason, work_id=kept.pk, other_work_id=other.pk
         )
         decided = (
-            _candidate_decide(candidate, MergeCandidate.Status.MERGED, actor) if candidate else None
+            candidate_decide(candidate, MergeCandidate.Status.MERGED, actor) if candidate else None
         )
-        followed = _candidates_follow_merge(
-            kind="work", source_id=other.pk, target_id=kept.pk, actor=actor
+        followed = candidates_follow_merge(
+            kind=MergeCandidate.Kind.WORK, source_id=other.pk, target_id=kept.pk, actor=actor
         )
-        _refresh_metrics(
+        metrics_refresh(
             Authorship.objects.filter(work__in=[kept, other]).values_list("author_id", flat=True)
         )
         return audit_record(
@@ -143,7 +143,7 @@ def work_merge(
         )
 
 
-def _undo_work_merge(data: dict) -> dict:
+def work_merge_undo(data: dict) -> dict:
     kept = Work.objects.select_for_update().get(pk=data["target"])
     other = Work.objects.select_for_update().get(pk=data["source"])
     if other.merged_into_id != kept.pk:
@@ -158,10 +158,10 @@ def _undo_work_merge(data: dict) -> dict:
         setattr(other, field, value)
     other.merged_into = None
     other.save()
-    _constraints_restore(data["constraints"])
-    _candidates_restore(data.get("followed", []))
-    _candidate_restore(data.get("candidate"))
-    _refresh_metrics(
+    constraints_restore(data["constraints"])
+    candidates_restore(data.get("followed", []))
+    candidate_restore(data.get("candidate"))
+    metrics_refresh(
         Authorship.objects.filter(work__in=[kept, other]).values_list("author_id", flat=True)
     )
     return {"source": other.pk, "target": kept.pk}

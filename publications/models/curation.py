@@ -79,7 +79,9 @@ class MergeCandidate(models.Model):
 
     def __str__(self) -> str:
         left, right = (
-            (self.work_a, self.work_b) if self.kind == "work" else (self.author_a, self.author_b)
+            (self.work_a, self.work_b)
+            if self.kind == self.Kind.WORK
+            else (self.author_a, self.author_b)
         )
         return f"{left} ~ {right}"
 

@@ -137,7 +137,7 @@ def test_every_action_name_in_the_code_has_one_form():
     for text in sources:
         found |= set(re.findall(r'action="([^"]+)"', text))
         found |= set(re.findall(r'^[A-Z_]+ = "([a-z_.]+)"$', text, re.M)) & {curation.UNDO}
-    found |= set(undo._UNDOERS) | {curation.UNDO}
+    found |= set(undo.UNDOERS) | {curation.UNDO}
     assert found, "no action names found"
     bad = sorted(name for name in found if not ACTION_NAME.match(name))
     assert not bad, bad
