@@ -108,7 +108,7 @@ class ClaimAdmin(CurationAdmin):
                 "can_approve": waiting
                 and holder is None
                 and self.has_change_permission(request, claim),
-                "can_reject": claim.status in claims.ACTIVE
+                "can_reject": claim.status in models.Claim.ACTIVE_STATUSES
                 and self.has_change_permission(request, claim),
                 "approve_form": ApproveClaimForm(),
                 "reject_form": RejectClaimForm(),

@@ -31,9 +31,7 @@ class Profile(models.Model):
 
 class ClaimQuerySet(models.QuerySet):
     def active(self):
-        return self.filter(
-            status__in=[Claim.Status.PENDING, Claim.Status.APPROVED, Claim.Status.DISPUTED]
-        )
+        return self.filter(status__in=Claim.ACTIVE_STATUSES)
 
 
 class Claim(models.Model):
@@ -48,6 +46,11 @@ class Claim(models.Model):
         ORCID = "orcid", "ORCID sign-in"
         EMAIL = "email", "Institutional email"
         EVIDENCE = "evidence", "Evidence reviewed by staff"
+
+    # A claim that still counts: it holds the record or may come to hold it.
+    ACTIVE_STATUSES = (Status.PENDING, Status.APPROVED, Status.DISPUTED)
+    # An active claim that staff have not decided yet.
+    WAITING_STATUSES = (Status.PENDING, Status.DISPUTED)
 
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="claims"

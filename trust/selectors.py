@@ -142,9 +142,9 @@ def _followers(ids: list[int]) -> Iterable[tuple]:
 
 
 def _claims(ids: list[int]) -> Iterable[tuple]:
-    wanted = [Claim.Status.APPROVED, Claim.Status.PENDING, Claim.Status.DISPUTED]
     return (
-        Claim.objects.filter(author_id__in=ids, status__in=wanted)
+        Claim.objects.active()
+        .filter(author_id__in=ids)
         .order_by()
         .values_list("author_id", "status", "method", "reviewer_id")
     )
@@ -210,10 +210,10 @@ def _claim_fields(claims: list[tuple]) -> dict:
     disputes = sum(1 for c in claims if c[0] == Claim.Status.DISPUTED)
     if approved is not None:
         _, method, reviewer_id = approved
-        status = "approved"
+        status = Claim.Status.APPROVED
     else:
         method, reviewer_id = "", None
-        status = "disputed" if disputes else ("pending" if claims else "")
+        status = Claim.Status.DISPUTED if disputes else (Claim.Status.PENDING if claims else "")
     return {
         "claim_status": status,
         "claim_method": method,

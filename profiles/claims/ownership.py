@@ -17,7 +17,7 @@ from django.db import transaction
 from django.db.models import Max, Q
 
 from profiles.claims.services import ClaimError
-from profiles.models import MAX_PINNED_WORKS, Profile
+from profiles.models import MAX_PINNED_WORKS, Claim, Profile
 from publications import signals as publication_signals
 from publications.curation import audit_record
 from publications.identifiers import normalize_arxiv_id, normalize_doi, normalize_name
@@ -51,7 +51,7 @@ def owned_profile(*, user, author_id: int) -> Profile | None:
             # A holder whose claim went back to staff review keeps the record until they
             # decide: the Profile is theirs and their claim is still active.
             author__claims__user=user,
-            author__claims__status__in=["approved", "pending", "disputed"],
+            author__claims__status__in=Claim.ACTIVE_STATUSES,
         )
         .first()
     )

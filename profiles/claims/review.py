@@ -81,7 +81,7 @@ def claim_review(claim: Claim) -> ClaimReview:
             c
             for c in active
             if c.status == Claim.Status.APPROVED
-            or (c.status in claims.WAITING and c.user_id == holder_id)
+            or (c.status in Claim.WAITING_STATUSES and c.user_id == holder_id)
         ),
         None,
     )

@@ -40,8 +40,6 @@ MAX_EVIDENCE_LINKS = 5
 MIN_EVIDENCE_LENGTH = 20
 MAX_EVIDENCE_LENGTH = 5000
 
-ACTIVE = (Claim.Status.PENDING, Claim.Status.APPROVED, Claim.Status.DISPUTED)
-WAITING = (Claim.Status.PENDING, Claim.Status.DISPUTED)
 # Methods whose proof is checked when the claim is made; only ORCID approves at once.
 CHECKED_METHODS = (Claim.Method.ORCID, Claim.Method.EMAIL)
 
@@ -112,12 +110,11 @@ def years_at(author: Author, domain: str) -> tuple[int, int] | None:
     """First and last publication year of the author's works at institutions of ``domain``."""
     rows = _affiliated_institutions(author).values_list("pk", "homepage_domain").distinct()
     there = [pk for pk, homepage in rows if _clean_domain(homepage) == domain]
-    span = Authorship.objects.filter(
-        author=author,
-        institutions__in=there,
-        work__merged_into__isnull=True,
-        work__publication_year__isnull=False,
-    ).aggregate(first=Min("work__publication_year"), last=Max("work__publication_year"))
+    span = (
+        Authorship.objects.of_visible_works()
+        .filter(author=author, institutions__in=there, work__publication_year__isnull=False)
+        .aggregate(first=Min("work__publication_year"), last=Max("work__publication_year"))
+    )
     return (span["first"], span["last"]) if there and span["first"] is not None else None
 
 
@@ -258,7 +255,7 @@ def claim_verification(claim: Claim) -> str:
 def holds_record(claim: Claim) -> bool:
     """Whether the claimant holds the record: the record's Profile is theirs."""
     return (
-        claim.status in ACTIVE
+        claim.status in Claim.ACTIVE_STATUSES
         and Profile.objects.filter(author_id=claim.author_id, user_id=claim.user_id).exists()
     )
 
@@ -312,7 +309,7 @@ def _lock_author(author: Author) -> Author:
 def _others_active(author_id: int, user) -> list[Claim]:
     return list(
         Claim.objects.select_for_update()
-        .filter(author_id=author_id, status__in=ACTIVE)
+        .filter(author_id=author_id, status__in=Claim.ACTIVE_STATUSES)
         .exclude(user=user)
     )
 
@@ -458,7 +455,7 @@ def claim_withdraw(*, claim: Claim, user: AbstractBaseUser) -> Claim:
         claim = _locked_claim(claim)
         if claim.user_id != user.pk:
             raise ClaimError("Only the person who made a claim can withdraw it.")
-        if claim.status not in ACTIVE:
+        if claim.status not in Claim.ACTIVE_STATUSES:
             raise ClaimError(f"This claim is already {claim.get_status_display().lower()}.")
         before = claim.status
         profile = _profile_close(claim)  # a holder under review holds the Profile too
@@ -515,7 +512,7 @@ def claim_reject(*, claim: Claim, actor: AbstractBaseUser, reason: str) -> Claim
         raise ClaimError("Give the reason for rejecting: the claimant sees it.")
     with transaction.atomic():
         claim = _locked_claim(claim)
-        if claim.status not in ACTIVE:
+        if claim.status not in Claim.ACTIVE_STATUSES:
             raise ClaimError(f"This claim is already {claim.get_status_display().lower()}.")
         before = claim.status
         profile = _profile_close(claim)  # a holder under review loses the record as well
@@ -555,7 +552,7 @@ class PanelState:
 
     @property
     def mine_active(self) -> bool:
-        return self.mine is not None and self.mine.status in ACTIVE
+        return self.mine is not None and self.mine.status in Claim.ACTIVE_STATUSES
 
     @property
     def mine_holds(self) -> bool:
@@ -568,20 +565,22 @@ def claim_panel_state(*, author: Author, user) -> PanelState:
         Profile.objects.filter(author_id=OuterRef("author_id"), user_id=OuterRef("user_id"))
     )
     wanted = Q(author=author, status=Claim.Status.APPROVED) | Q(
-        author=author, status__in=WAITING, holds=True
+        author=author, status__in=Claim.WAITING_STATUSES, holds=True
     )
     signed_in = user is not None and user.is_authenticated
     if signed_in:
-        wanted |= Q(user=user, author=author) | Q(user=user, status__in=ACTIVE)
+        wanted |= Q(user=user, author=author) | Q(user=user, status__in=Claim.ACTIVE_STATUSES)
     holder = mine = elsewhere = None
     found = Claim.objects.annotate(holds=held).filter(wanted).select_related("author")
     for claim in found.order_by("-created_at"):
-        holding = claim.status == Claim.Status.APPROVED or (claim.status in WAITING and claim.holds)
+        holding = claim.status == Claim.Status.APPROVED or (
+            claim.status in Claim.WAITING_STATUSES and claim.holds
+        )
         if claim.author_id == author.pk and holding:
             holder = holder or claim
         if signed_in and claim.user_id == user.pk:
             if claim.author_id == author.pk:
                 mine = mine or claim
-            elif claim.status in ACTIVE:
+            elif claim.status in Claim.ACTIVE_STATUSES:
                 elsewhere = elsewhere or claim
     return PanelState(holder, mine, elsewhere)

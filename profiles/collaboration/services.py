@@ -464,7 +464,9 @@ def collaboration_panel_state(*, author: Author, user) -> PanelState:
         return PanelState("unclaimed")
     signed_in = _signed_in(user)
     if signed_in and profile.user_id == user.pk:
-        pending = Invitation.objects.filter(recipient=profile, status="pending").count()
+        pending = Invitation.objects.filter(
+            recipient=profile, status=Invitation.Status.PENDING
+        ).count()
         return PanelState("owner", profile, pending_count=pending)
     if not profile.open_to_collaborate:
         return PanelState("closed", profile)
@@ -544,13 +546,15 @@ def inbox_for(*, user: AbstractBaseUser, notifications: int = 10) -> Inbox:
     received = [
         i
         for i in rows
-        if i.status == "pending" and i.recipient_user_id == user.pk and i.recipient_id is not None
+        if i.status == Invitation.Status.PENDING
+        and i.recipient_user_id == user.pk
+        and i.recipient_id is not None
     ]
     conversations = sorted(
-        (i for i in rows if i.status == "accepted"),
+        (i for i in rows if i.status == Invitation.Status.ACCEPTED),
         key=lambda i: (i.unread == 0, -(i.last_at or i.responded_at or i.created_at).timestamp()),
     )
-    sent = [i for i in rows if i.status != "accepted" and i.sender_id == user.pk]
+    sent = [i for i in rows if i.status != Invitation.Status.ACCEPTED and i.sender_id == user.pk]
     latest = list(
         Notification.objects.filter(user=user).select_related("author", "work")[:notifications]
     )

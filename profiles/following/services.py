@@ -210,15 +210,20 @@ def notify_new_works(*, author_ids) -> int:
     if not ids:
         return 0
     since = timezone.now() - NEW_WORK_WINDOW
-    follows = list(Follow.objects.filter(author_id__in=ids).values_list("user_id", "author_id",
-                                                                         "created_at"))  # fmt: skip
+    follows = list(
+        Follow.objects.filter(author_id__in=ids).values_list("user_id", "author_id", "created_at")
+    )
     if not follows:
         return 0
-    rows = Authorship.objects.filter(
-        author_id__in={author_id for _, author_id, _ in follows},
-        work__merged_into__isnull=True,
-        work__created_at__gt=since,
-    ).values_list("author_id", "work_id", "work__created_at", "work__title", "author__display_name")
+    rows = (
+        Authorship.objects.of_visible_works()
+        .filter(
+            author_id__in={author_id for _, author_id, _ in follows}, work__created_at__gt=since
+        )
+        .values_list(
+            "author_id", "work_id", "work__created_at", "work__title", "author__display_name"
+        )
+    )
     works_by_author: dict[int, list] = {}
     for author_id, work_id, created_at, title, name in rows:
         works_by_author.setdefault(author_id, []).append((work_id, created_at, title, name))
