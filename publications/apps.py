@@ -10,7 +10,8 @@ class PublicationsConfig(AppConfig):
     name = "publications"
 
     def ready(self) -> None:
-        from publications import receivers  # noqa: F401 - connects the receivers
+        # The receivers connect; the tasks register, for the import code to send them by name.
+        from publications import receivers, tasks  # noqa: F401
         from publications.curation.home import Queue, queue_register
 
         queue_register(

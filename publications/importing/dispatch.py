@@ -24,6 +24,7 @@ from django.utils import timezone
 from config.celery import BrokerUnavailable
 from publications.importing import execution
 from publications.importing.runs import import_run_validate
+from publications.importing.sending import IMPORT_RUN, task_send
 from publications.models import ImportRun
 
 logger = logging.getLogger("publications")
@@ -126,10 +127,8 @@ def import_run_start_here(*, run_id: int) -> threading.Thread:
 
 def import_run_send(*, run_id: int) -> bool:
     """Send a queued run to the broker; when the broker is down the run waits to be sent."""
-    from publications import tasks
-
     try:
-        result = tasks.import_run.delay(run_id)
+        result = task_send(IMPORT_RUN, run_id)
     except BrokerUnavailable:
         ImportRun.objects.filter(pk=run_id, status=Status.QUEUED).update(status=Status.WAITING)
         logger.warning("Import run %s waits to be sent: the broker is not answering", run_id)

@@ -8,6 +8,7 @@ from django.db import transaction
 
 from publications import signals
 from publications.importing.problems import external_id, problem_for
+from publications.importing.sending import REFRESH_AUTHOR_METRICS, task_send
 from publications.ingest import BatchResult, ingest_authors, ingest_institutions, ingest_works
 from publications.ingest.entities import upsert_topics, upsert_venues
 from publications.models import ImportRun
@@ -120,10 +121,8 @@ def lost_to_another_writer(exc: BaseException) -> bool:
 
 
 def follow_up_queue(author_ids: list[int], work_ids: list[int]) -> None:
-    from publications import tasks
-
     def follow_up() -> None:
-        tasks.refresh_author_metrics.delay(author_ids)
+        task_send(REFRESH_AUTHOR_METRICS, author_ids)
         signals.authors_changed.send(sender=ImportRun, author_ids=author_ids, work_ids=work_ids)
 
     transaction.on_commit(follow_up)
