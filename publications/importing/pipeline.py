@@ -33,7 +33,7 @@ from publications.importing.ingesting import (
     lost_to_another_writer,
 )
 from publications.importing.positions import WHOLE, Part, Position
-from publications.importing.preparing import Prepared
+from publications.importing.preparing import PreparedBatch
 from publications.importing.problems import problems_record, source_error_record
 from publications.models import ImportRun
 from publications.records import Page, SourceError
@@ -48,7 +48,7 @@ RETRIES = 5  # attempts at a batch that deadlocks with another writer
 def part_write(run: ImportRun, part: Part, progress: Callable | None, *, main: bool) -> None:
     statistics = tuning.PlannerStatistics(run, enabled=main)
 
-    def write(batch: Batch, prepared: Prepared | None, rewritten: set[str]) -> set[str]:
+    def write(batch: Batch, prepared: PreparedBatch | None, rewritten: set[str]) -> set[str]:
         if prepared is not None:
             prepared.recheck(rewritten)
         entity, payloads = batch.entity, batch.payloads
@@ -66,37 +66,37 @@ def part_write(run: ImportRun, part: Part, progress: Callable | None, *, main: b
         tuning.MappingTurns() as turns,  # left first: a mapping thread held at a turn is let go
     ):
         # The next batches are checked and mapped (in a thread) while one is written.
-        pending = _Pending(write)
+        queue = WriteQueue(write)
         pages = read_ahead(positions.pager(run, part)(part.position(run.cursor).at), mapper, turns)
         try:
             for item in batches(pages, part.position(run.cursor)):
                 if isinstance(item, Batch):
-                    pending.add(item, Prepared(run, item.entity, item.payloads, mapper, turns))
+                    queue.add(item, PreparedBatch(run, item.entity, item.payloads, mapper, turns))
                     continue
-                pending.write_all()
+                queue.write_all()
                 if isinstance(item, SourceError):
                     source_error_record(run, item, part)
                 else:  # an empty page moves the cursor on
                     with transaction.atomic():
                         runs.import_run_progress_save(run, part, after=item)
         except SourceError:
-            pending.write_all()  # the source failed on a later page: keep what was read
+            queue.write_all()  # the source failed on a later page: keep what was read
             raise
-        pending.write_all()
+        queue.write_all()
 
 
-class _Pending:
+class WriteQueue:
     """Batches read and being prepared, written in order once ``LOOKAHEAD`` more wait.
 
     Each batch's stored hashes were read when it was added, before the batches
     ahead of it were written; what those wrote is collected for its ``recheck``.
     """
 
-    def __init__(self, write: Callable[[Batch, Prepared, set[str]], set[str]]):
+    def __init__(self, write: Callable[[Batch, PreparedBatch, set[str]], set[str]]):
         self.write = write
-        self.queue: deque[tuple[Batch, Prepared, set[str]]] = deque()
+        self.queue: deque[tuple[Batch, PreparedBatch, set[str]]] = deque()
 
-    def add(self, batch: Batch, prepared: Prepared) -> None:
+    def add(self, batch: Batch, prepared: PreparedBatch) -> None:
         self.queue.append((batch, prepared, set()))
         if len(self.queue) > LOOKAHEAD:
             self._write_first()
@@ -176,7 +176,7 @@ def write_batch(
 
     A batch that loses a deadlock to another writer is written again from the start.
     """
-    prepared = prepared or Prepared(run, entity, payloads)
+    prepared = prepared or PreparedBatch(run, entity, payloads)
     for attempt in range(1, RETRIES + 1):
         try:
             with transaction.atomic():

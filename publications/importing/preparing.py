@@ -24,7 +24,7 @@ def record_identity(entity: str, payload) -> tuple[str, str, str] | None:
     return (Source.OPENALEX, kind, openalex_id) if openalex_id else None
 
 
-class Prepared:
+class PreparedBatch:
     """A batch checked against what is stored, hashed and mapped, ready to be written.
 
     The stored hashes are read here, in the caller's thread; hashing and mapping run
