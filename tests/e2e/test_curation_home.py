@@ -11,7 +11,7 @@ from publications.models import ImportProblem, ImportRun, Work
 from tests.e2e.test_curation import log_in
 from tests.e2e.test_graph_explorer import AXE, DESKTOP, PHONE
 from tests.factories import AuthorFactory, UserFactory
-from tests.publications.test_curation import openalex_work
+from tests.publications.curation_records import openalex_work
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -13,7 +13,7 @@ from publications.importing.dispatch import import_run_create
 from publications.importing.execution import import_run_execute
 from publications.models import AuditEvent, ImportRun, Work
 from tests.factories import UserFactory
-from tests.publications.test_curation import openalex_work
+from tests.publications.curation_records import openalex_work
 
 NEW = "admin:publications_importrun_new_import"
 ATOM = b"""<?xml version="1.0" encoding="UTF-8"?>
