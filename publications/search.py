@@ -10,10 +10,21 @@ SQLite default) match every word of the query as a substring.
 
 Ties are broken by the record's weight (works count for researchers, citations
 for works), then by id, so the order is stable across pages.
+
+A query that matches a large share of the corpus (a common word) is not ranked
+in full on PostgreSQL: ranking, counting and faceting every one of a third of
+a million works costs in proportion to the corpus. When the planner expects
+more than LARGE_RESULT matches, the TOPIC_SAMPLE most cited matches are
+taken, ranked and shown best first; for a common word the planner finds them
+by walking an index in citation order until it has enough, which costs the
+same whatever the corpus size. The page says the count is an estimate and that
+the facet counts are among those works. Smaller results are matched, counted
+and ranked in full.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from functools import reduce
 from operator import and_
@@ -45,6 +56,9 @@ NAME_CANDIDATES = 200
 # counting the topics of every one of tens of thousands of matches would cost
 # more than the rest of the page together. The page says so when it happens.
 TOPIC_SAMPLE = 1000
+# Expected matches from which a search ranks only the most cited TOPIC_SAMPLE of
+# them (see the module's docstring).
+LARGE_RESULT = 5000
 
 
 @dataclass(frozen=True)
@@ -225,12 +239,18 @@ class RankedMatches(_Matches):
         self.rows = rows
         self._loaded = False
 
+    # Not an estimate: every match is counted (see SampledMatches).
+    approximate = False
+
+    def _matched(self) -> tuple[str, tuple]:
+        """SQL of the rows counted, faceted and ranked: here every match."""
+        rows = self.rows.order_by().values("work_id", "type", "cited_by_count", "rank")
+        return rows.query.sql_with_params()
+
     def _load(self) -> None:
         if self._loaded:
             return
-        matched_sql, params = (
-            self.rows.order_by().values("work_id", "type", "cited_by_count", "rank").query
-        ).sql_with_params()
+        matched_sql, params = self._matched()
         worktopic = connection.ops.quote_name(WorkTopic._meta.db_table)
         topic = connection.ops.quote_name(Topic._meta.db_table)
         sql = f"""
@@ -261,7 +281,8 @@ class RankedMatches(_Matches):
                 else:
                     best = ids or []
         types.sort(key=lambda pair: (-pair[1], pair[0]))
-        self._count = sum(count for _, count in types)
+        self._sampled = sum(count for _, count in types)
+        self._count = self._sampled
         self._types = [_type_facet(value, count) for value, count in types[:FACET_LIMIT]]
         self._topics = topics
         self._best = best
@@ -304,6 +325,61 @@ class RankedMatches(_Matches):
         return self._topics
 
 
+class SampledMatches(RankedMatches):
+    """A large result: the TOPIC_SAMPLE most cited matches, ranked; the count estimated.
+
+    The type and topic counts are among those works (``topic_sample`` says how
+    many); pages past them are cut from the full ranking. When the sample holds
+    fewer works than it could, they are every match, and the count is exact.
+    """
+
+    approximate = True
+
+    def __init__(self, rows: QuerySet, estimate: int):
+        super().__init__(rows)
+        self.estimate = estimate
+
+    def _matched(self) -> tuple[str, tuple]:
+        # The planner walks the citation index and stops at the sample's end.
+        rows = self.rows.order_by(*CITED_ORDER)
+        rows = rows.values("work_id", "type", "cited_by_count", "rank")[:TOPIC_SAMPLE]
+        return rows.query.sql_with_params()
+
+    def _load(self) -> None:
+        super()._load()
+        # Fewer than a sample found: they are every match, counted exactly.
+        self.approximate = self._sampled >= TOPIC_SAMPLE
+        about = int(float(f"{max(self.estimate, self._sampled):.2g}"))  # "about 33,000"
+        self._count = about if self.approximate else self._sampled
+
+    @property
+    def topic_sample(self) -> int | None:
+        """How many works the type and topic counts cover, when not every match."""
+        self._load()
+        return self._sampled if self.approximate else None
+
+
+CITED_ORDER = [F("cited_by_count").desc(nulls_last=True), "-work_id"]
+
+
+def _estimated_rows(rows: QuerySet) -> int:
+    """How many rows the planner expects ``rows`` to hold (from its statistics)."""
+    sql, params = rows.order_by().values("work_id").query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute(f"EXPLAIN (FORMAT JSON) {sql}", params)
+        plan = cursor.fetchone()[0]
+    plan = plan if isinstance(plan, list) else json.loads(plan)
+    return int(plan[0]["Plan"]["Plan Rows"])
+
+
+def _ranked(rows: QuerySet) -> RankedMatches:
+    """Every match ranked, or for a large result the most cited ones (SampledMatches)."""
+    estimate = _estimated_rows(rows)
+    if estimate >= LARGE_RESULT:
+        return SampledMatches(rows, estimate)
+    return RankedMatches(rows)
+
+
 def _narrow_rows(filters: WorkFilters) -> QuerySet:
     return filters.apply(WorkSearch.objects.filter(visible=True), id_field="work_id")
 
@@ -340,7 +416,7 @@ def search_works(query: str, filters: WorkFilters | None = None) -> WorkMatches 
     if _postgres():
         text = SearchQuery(query, config="english", search_type="websearch")
         found = _narrow_rows(filters).filter(search_vector=text)
-        matches = RankedMatches(found.annotate(rank=SearchRank(F("search_vector"), text)))
+        matches = _ranked(found.annotate(rank=SearchRank(F("search_vector"), text)))
         if matches.count():
             return matches
         folded = normalize_title(query)
