@@ -25,10 +25,11 @@ _REPOSITORY = re.compile(
 )
 _SWHID = re.compile(r"(?<![\w/])swh:1:(?:cnt|dir|rev|rel|snp):[0-9a-f]{40}(?:;[^\s<>\"']*)?")
 _ZENODO = re.compile(
-    r"(?<![\w./-])(?:https?://)?(?:(?:www\.)?zenodo\.org/(?:records?|doi)/" + _TAIL
+    r"(?<![\w./-])(?:https?://)?(?:(?:www\.)?zenodo\.org/(?:records?|doi)/"
+    + _TAIL
     + r"|(?:(?:dx\.)?doi\.org/)?10\.5281/zenodo\.\d+)",
     re.IGNORECASE,
-)  # fmt: skip
+)
 _SOFTWARE_WORDS = re.compile(
     r"\b(?:code|codes|software|implementation|implementations|source|repository|artifacts?"
     r"|package|library|toolkit|tool|program)\b",

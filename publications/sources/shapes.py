@@ -85,26 +85,58 @@ def counts_by_year(value: object) -> str:
 
 
 WORK_SHAPE: dict[str, Check] = {
-    "title": text, "display_name": text, "doi": text, "type": text, "language": text,
-    "publication_date": iso_date, "publication_year": year, "created_date": iso_date,
-    "updated_date": text, "cited_by_count": count, "is_retracted": boolean,
-    "counts_by_year": counts_by_year, "authorships": objects,
-    "abstract_inverted_index": obj, "primary_location": obj, "best_oa_location": obj,
-    "host_venue": obj, "open_access": obj, "ids": obj, "primary_topic": obj,
-    "locations": array, "topics": array, "concepts": array, "grants": array, "awards": array,
-    "funders": array, "corresponding_author_ids": array,
-}  # fmt: skip
+    "title": text,
+    "display_name": text,
+    "doi": text,
+    "type": text,
+    "language": text,
+    "publication_date": iso_date,
+    "publication_year": year,
+    "created_date": iso_date,
+    "updated_date": text,
+    "cited_by_count": count,
+    "is_retracted": boolean,
+    "counts_by_year": counts_by_year,
+    "authorships": objects,
+    "abstract_inverted_index": obj,
+    "primary_location": obj,
+    "best_oa_location": obj,
+    "host_venue": obj,
+    "open_access": obj,
+    "ids": obj,
+    "primary_topic": obj,
+    "locations": array,
+    "topics": array,
+    "concepts": array,
+    "grants": array,
+    "awards": array,
+    "funders": array,
+    "corresponding_author_ids": array,
+}
 AUTHORSHIP_SHAPE: dict[str, Check] = {
-    "author": obj, "raw_author_name": text, "institutions": array,
-    "raw_affiliation_strings": array, "raw_affiliation_string": text, "affiliations": array,
+    "author": obj,
+    "raw_author_name": text,
+    "institutions": array,
+    "raw_affiliation_strings": array,
+    "raw_affiliation_string": text,
+    "affiliations": array,
     "is_corresponding": boolean,
-}  # fmt: skip
+}
 AUTHOR_SHAPE: dict[str, Check] = {
-    "display_name": text, "display_name_alternatives": array, "orcid": text,
-    "works_count": count, "cited_by_count": count, "affiliations": array,
-    "last_known_institutions": array, "last_known_institution": obj, "topics": array,
-    "x_concepts": array, "ids": obj, "updated_date": text, "counts_by_year": array,
-}  # fmt: skip
+    "display_name": text,
+    "display_name_alternatives": array,
+    "orcid": text,
+    "works_count": count,
+    "cited_by_count": count,
+    "affiliations": array,
+    "last_known_institutions": array,
+    "last_known_institution": obj,
+    "topics": array,
+    "x_concepts": array,
+    "ids": obj,
+    "updated_date": text,
+    "counts_by_year": array,
+}
 TOPIC_SHAPE: dict[str, Check] = {"display_name": text, "score": score, "count": score}
 
 

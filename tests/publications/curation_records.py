@@ -53,8 +53,15 @@ def ingest(entity: str, *payloads: dict) -> None:
 def authorships():
     """Every authorship with all its fields, to compare before and after."""
     rows = Authorship.objects.order_by("pk").values(
-        "pk", "work_id", "author_id", "position", "raw_name", "raw_affiliation",
-        "is_corresponding", "source", "confidence",
-    )  # fmt: skip
+        "pk",
+        "work_id",
+        "author_id",
+        "position",
+        "raw_name",
+        "raw_affiliation",
+        "is_corresponding",
+        "source",
+        "confidence",
+    )
     links = Authorship.institutions.through.objects.values_list("authorship_id", "institution_id")
     return list(rows), sorted(links)

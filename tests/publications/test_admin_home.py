@@ -52,9 +52,13 @@ def busy():
         ("succeeded", 9, 9),
     ]:
         ImportRun.objects.create(
-            source="openalex", kind="author", parameters={"id": "A1"},
-            status=status, processed=processed, total=total,
-        )  # fmt: skip
+            source="openalex",
+            kind="author",
+            parameters={"id": "A1"},
+            status=status,
+            processed=processed,
+            total=total,
+        )
 
 
 def test_the_front_page_counts_each_queue_and_links_its_filtered_list(

@@ -76,11 +76,17 @@ def test_import_run_list_shows_progress_duration_and_error(
     now = timezone.now()
     for n in range(5):
         ImportRun.objects.create(
-            source="openalex", kind="author", parameters={"id": f"A{n}"}, status="failed",
-            processed=50, total=200, counters={"created": 40, "problems": 1},
-            started_at=now - timedelta(minutes=3, seconds=5), finished_at=now,
+            source="openalex",
+            kind="author",
+            parameters={"id": f"A{n}"},
+            status="failed",
+            processed=50,
+            total=200,
+            counters={"created": 40, "problems": 1},
+            started_at=now - timedelta(minutes=3, seconds=5),
+            finished_at=now,
             error="OpenAlex answered HTTP 503 five times in a row",
-        )  # fmt: skip
+        )
     with django_assert_max_num_queries(12):
         page = staff_client.get(admin("importrun_changelist"))
     text = page.content.decode()

@@ -45,9 +45,14 @@ def two_adas():
     AuthorInstitution.objects.create(author=namesake, institution=lab, years=[2019])
     AuthorInstitution.objects.create(author=namesake, institution=other_lab, years=[2020])
     SourceRecord.objects.create(
-        source="openalex", entity="author", external_id="A5000000009", payload={},
-        content_hash="x", fetched_at="2024-01-01T00:00:00Z", author=namesake,
-    )  # fmt: skip
+        source="openalex",
+        entity="author",
+        external_id="A5000000009",
+        payload={},
+        content_hash="x",
+        fetched_at="2024-01-01T00:00:00Z",
+        author=namesake,
+    )
     return ada, namesake
 
 
