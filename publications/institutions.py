@@ -18,7 +18,7 @@ import requests
 from django.conf import settings
 from django.db.models import Q
 
-from publications.ingest.authors_entity import ingest_institutions
+from publications.ingest.author_records import ingest_institutions
 from publications.models import AuthorInstitution, Authorship, ImportRun, Institution
 from publications.records import MappingError
 from publications.sources.openalex import entities as openalex

@@ -17,7 +17,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from publications.ingest import entities
-from publications.ingest.authors import AuthorResolver, Constraints, Item, Resolved
+from publications.ingest.bylines import AuthorResolver, Constraints, Item, Resolved
 from publications.ingest.citations import write_citations
 from publications.ingest.hashing import Hashed, content_hash
 from publications.ingest.lookups import Stored, same_values, stored_records

@@ -196,7 +196,7 @@ def test_an_empty_list_of_works_changes_no_edge(known):
 
 
 def test_an_author_record_marked_deleted_names_the_authors_works(known, monkeypatch):
-    from publications.ingest.authors_entity import ingest_authors
+    from publications.ingest.author_records import ingest_authors
     from publications.records import AuthorRecord
 
     dee = known.people["dee"]
