@@ -14,7 +14,7 @@ import re
 
 from publications.display import web_url
 from publications.identifiers import fold
-from publications.models import Work
+from publications.models import Source, Work
 from publications.tex import as_text, text_to_latex, visible_text
 from publications.text import one_line, plain_text
 
@@ -84,7 +84,7 @@ def abstract_text(work: Work) -> str:
 def from_arxiv(work: Work, field: str) -> bool:
     """Whether ``field`` came from arXiv (and so may be written in LaTeX)."""
     source = (work.provenance or {}).get(field) if isinstance(work.provenance, dict) else None
-    return source == "arxiv" or (source is None and bool(work.arxiv_id))
+    return source == Source.ARXIV or (source is None and bool(work.arxiv_id))
 
 
 def is_preprint(work: Work) -> bool:

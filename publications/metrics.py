@@ -22,6 +22,7 @@ from publications.models import (
     AuthorMetrics,
     Authorship,
     Citation,
+    Topic,
     WorkTopic,
 )
 
@@ -101,9 +102,9 @@ def _load_topics(works: dict[int, WorkFacts]) -> dict[int, tuple[str, str]]:
         facts = works[work_id]
         facts.topics.add(topic_id)
         names[topic_id] = (name, key)
-        if kind == "arxiv" and key.removeprefix("arxiv:") in AI_ARXIV_CATEGORIES:
+        if kind == Topic.Kind.ARXIV and key.removeprefix("arxiv:") in AI_ARXIV_CATEGORIES:
             facts.is_ai = True
-        if kind == "topic":
+        if kind == Topic.Kind.TOPIC:
             facts.is_ai = facts.is_ai or parent_name in AI_SUBFIELDS
             if grandparent_name:
                 facts.fields.append(grandparent_name)
