@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from celery import shared_task
+from celery import chord, shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 
 from config.tasklocks import run_once
 from publications import metrics
-from publications.importing import dispatch, execution
+from publications.importing import dispatch, execution, fanout
 from publications.models import ImportRun
 
 METRICS_CHUNK = 500
@@ -24,14 +24,48 @@ def import_run(self, run_id: int) -> None:
     """
     try:
         if self.request.is_eager:  # inline: nothing to watch
-            execution.import_run_execute(run_id=run_id)
+            execution.import_run_execute(run_id=run_id, send_parts=import_run_parts_send)
         else:
             with dispatch.heartbeat(run_id):
-                execution.import_run_execute(run_id=run_id)
+                execution.import_run_execute(run_id=run_id, send_parts=import_run_parts_send)
     except SoftTimeLimitExceeded:
         # The run keeps its cursor; queue it again to go on where it stopped.
         run = ImportRun.objects.get(pk=run_id)
         dispatch.import_run_retry(run=run)
+
+
+def import_run_parts_send(run_id: int, count: int) -> None:
+    """The parts of a run as a group of tasks that any worker takes; its callback ends the run.
+
+    Without a broker the group runs here and now, one part after the other.
+    """
+    header = [import_run_part.si(run_id, index, count) for index in range(count)]
+    chord(header)(import_run_parts_end.s(run_id))
+
+
+@shared_task(
+    name="publications.tasks.import_run_part",
+    bind=True,
+    acks_late=True,
+    ignore_result=False,
+    soft_time_limit=3 * 3600,
+    time_limit=3 * 3600 + 300,
+    inline_when_broker_down=False,
+)
+def import_run_part(self, run_id: int, index: int, count: int) -> str:
+    """Write one part of a run; returns how it ended, for the group's callback."""
+    if self.request.is_eager:
+        return fanout.import_run_part_execute(run_id=run_id, index=index, count=count)
+    with dispatch.heartbeat(run_id):  # each part keeps the run alive while it writes
+        return fanout.import_run_part_execute(run_id=run_id, index=index, count=count)
+
+
+@shared_task(
+    name="publications.tasks.import_run_parts_end", acks_late=True, inline_when_broker_down=False
+)
+def import_run_parts_end(outcomes: list[str], run_id: int) -> None:
+    """The callback of a run's parts: ends the run when every part was written."""
+    fanout.import_run_parts_end(run_id=run_id, outcomes=list(outcomes))
 
 
 @shared_task(name="publications.tasks.watch_imports", soft_time_limit=120, time_limit=150)

@@ -1,7 +1,8 @@
 """Carrying a run out from start (or its saved position) to its end.
 
 A run is written part by part (``parts``): in this process, or, for a large
-snapshot on PostgreSQL, in processes of their own (``processes``). Its end is
+snapshot on PostgreSQL, in processes of their own (``processes``), or, on a
+worker, as tasks that any worker takes (``fanout``). Its end is
 recorded and announced whatever happened.
 """
 
@@ -19,19 +20,24 @@ from publications.importing import parts, processes, runs
 from publications.importing.positions import Part
 from publications.importing.problems import source_error_record
 from publications.importing.runs import FINISHED, PartFailed, RunCancelled
-from publications.ingest.works import raise_title_candidates_between_parts
+from publications.ingest.title_matches import raise_title_candidates_between_parts
 from publications.models import ImportRun
 from publications.records import SourceError
 
 logger = logging.getLogger("publications")
 
 
-def import_run_execute(*, run_id: int, progress: Callable | None = None) -> ImportRun:
+def import_run_execute(
+    *, run_id: int, progress: Callable | None = None, send_parts: Callable | None = None
+) -> ImportRun:
     """Carry out (or resume) a run until its source is exhausted or it is cancelled.
 
     ``progress(run)`` is called after every batch (the management commands draw a bar).
-    A large snapshot file is written by several processes (``parts``), each taking
-    its share of the lines; otherwise the run is written here.
+    A large snapshot file is written in parts, each taking its share of the lines.
+    With ``send_parts(run_id, count)`` (a worker's task) the parts become tasks that
+    any worker takes and this returns at once: the group's callback ends the run
+    (``fanout``). Without it they are written by processes started here, or one
+    after the other in this process.
     """
     run = ImportRun.objects.get(pk=run_id)
     if run.status in FINISHED:
@@ -43,16 +49,16 @@ def import_run_execute(*, run_id: int, progress: Callable | None = None) -> Impo
     run.error = ""
     run.save(update_fields=["status", "started_at", "heartbeat_at", "error"])
     count = parts.part_count(run)
+    if count > 1 and send_parts is not None:
+        send_parts(run.pk, count)
+        return run
     try:
         if count > 1 and parts.can_start_processes():
             processes.execute_in_processes(run, count, progress)
         else:
             for index in range(count):
                 parts.execute_part(run, Part(index, count), progress)
-        if count > 1:  # parts written at once (now or before a resume) miss each other's works
-            raise_title_candidates_between_parts(run)
-        _look_up_institutions(run)
-        runs.import_run_finish(run, ImportRun.Status.SUCCEEDED)
+        import_run_complete(run, count=count)
     except RunCancelled:
         pass
     except PartFailed as exc:
@@ -72,6 +78,14 @@ def import_run_execute(*, run_id: int, progress: Callable | None = None) -> Impo
         raise
     runs.import_run_announce_end(run)
     return run
+
+
+def import_run_complete(run: ImportRun, *, count: int) -> None:
+    """Every part of the run is written: the steps that need all of them, then success."""
+    if count > 1:  # parts written at once (now or before a resume) miss each other's works
+        raise_title_candidates_between_parts(run)
+    _look_up_institutions(run)
+    runs.import_run_finish(run, ImportRun.Status.SUCCEEDED)
 
 
 def _look_up_institutions(run: ImportRun) -> None:
