@@ -8,9 +8,9 @@ from django.utils import timezone
 
 from publications.identifiers import normalize_name
 from publications.ingest import entities
+from publications.ingest.batch import BatchResult
 from publications.ingest.hashing import content_hash
 from publications.ingest.rows import any_of, present_in
-from publications.ingest.works import BatchResult
 from publications.models import Author, AuthorInstitution, Authorship, SourceRecord
 from publications.records import AuthorRecord, InstitutionRef
 

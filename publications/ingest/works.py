@@ -6,99 +6,47 @@ with the batch size. The caller owns the transaction (one per batch).
 
 from __future__ import annotations
 
-import hashlib
 from collections import defaultdict
-from collections.abc import Iterator
-from dataclasses import dataclass, field
 from datetime import datetime
 
-from django.db import IntegrityError, connection, models, transaction
-from django.db.models import Q
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from publications.ingest import entities
-from publications.ingest.bylines import AuthorResolver, Constraints, Item, Resolved
+from publications.ingest.authorships import AuthorshipWriter, load_constraints, write_unlinked
+from publications.ingest.batch import Ahead, BatchResult, Pending
+from publications.ingest.bylines import AuthorResolver, Item
 from publications.ingest.citations import write_citations
-from publications.ingest.hashing import Hashed, content_hash
-from publications.ingest.lookups import Stored, same_values, stored_records
-from publications.ingest.merge import UPDATE_FIELDS, apply_record, apply_venue, new_work
+from publications.ingest.hashing import content_hash
+from publications.ingest.lookups import same_values, stored_records
+from publications.ingest.merge import UPDATE_FIELDS, apply_record, apply_venue
 from publications.ingest.rows import (
     JsonText,
-    allocate_ids,
     any_of,
     insert_objects,
     insert_rows,
     on_postgresql,
     present_in,
 )
+from publications.ingest.title_matches import (
+    candidate_pair,
+    conflicting_ids,
+    hold_titles,
+    kept_apart_pairs,
+    raised_pairs,
+    same_work,
+    title_reason,
+)
 from publications.models import (
-    Author,
-    AuthorInstitution,
     Authorship,
     Grant,
-    LinkConstraint,
     MergeCandidate,
     Source,
     SourceRecord,
-    UnlinkedAuthorship,
     Work,
     WorkTopic,
 )
 from publications.records import WorkRecord
-
-AuthorshipInstitution = Authorship.institutions.through
-
-
-@dataclass
-class BatchResult:
-    created: int = 0
-    updated: int = 0
-    unchanged: int = 0
-    author_ids: set[int] = field(default_factory=set)
-    work_ids: set[int] = field(default_factory=set)
-
-    def add(self, other: BatchResult) -> None:
-        self.created += other.created
-        self.updated += other.updated
-        self.unchanged += other.unchanged
-        self.author_ids |= other.author_ids
-        self.work_ids |= other.work_ids
-
-
-@dataclass
-class Ahead:
-    """Work done for a batch before it is written (in another thread), by ``id()``.
-
-    ``hashes``: the ``Hashed`` of payloads; ``drafts``: a new ``Work`` built from a
-    record (``new_work``), used if no stored work matches it. ``stored``: the source
-    records already read for the (source, external id) pairs in ``checked``.
-    """
-
-    hashes: dict[int, Hashed] = field(default_factory=dict)
-    drafts: dict[int, Work] = field(default_factory=dict)
-    stored: dict[tuple[str, str], Stored] = field(default_factory=dict)
-    checked: set[tuple[str, str]] = field(default_factory=set)
-
-    def draft(self, record: WorkRecord) -> Work:
-        return self.drafts.pop(id(record), None) or new_work(record)
-
-    def forget_reads(self) -> None:
-        """What was read from the database, or drafted against it, may be stale: read it again."""
-        self.checked.clear()
-        self.stored.clear()
-        self.drafts.clear()
-
-
-@dataclass
-class Pending:
-    payload: dict
-    record: WorkRecord
-    digest: str
-    source_record: SourceRecord | None
-    text: bytes | None = None  # the payload as JSON, when already serialised
-    work: Work | None = None
-    is_new: bool = False
-    deferred: bool = False  # its work is written by an earlier record of the batch
 
 
 def _keys(record: WorkRecord) -> list[str]:
@@ -261,7 +209,7 @@ class WorkBatch:
         titles = {p.work.normalized_title for p in fresh if p.work.normalized_title}
         if not titles:
             return
-        _hold_titles(titles)
+        hold_titles(titles)
         candidates = defaultdict(list)
         if on_postgresql():
             matches = Work.objects.filter(
@@ -275,18 +223,18 @@ class WorkBatch:
         for item in fresh:
             title = item.work.normalized_title
             for work in candidates.get(title, []):
-                if _conflicting_ids(work, item.record):
+                if conflicting_ids(work, item.record):
                     continue
-                if _same_work(work, item.work) and id(work) in drafts:
+                if same_work(work, item.work) and id(work) in drafts:
                     item.work, item.is_new, item.deferred = None, False, True
                     break
-                if _same_work(work, item.work):
+                if same_work(work, item.work):
                     apply_record(work, item.record)
                     item.work, item.is_new = work, False
                     break
                 self.merge_candidates.append(
                     MergeCandidate(
-                        kind="work", work_a=work, reason=_title_reason(work, item.work), score=0.7
+                        kind="work", work_a=work, reason=title_reason(work, item.work), score=0.7
                     )
                 )
                 self.merge_candidates[-1].pending_b = item  # the new work gets its id later
@@ -346,7 +294,7 @@ class WorkBatch:
             rows = Authorship.objects.filter(any_of("work_id", known_ids)).select_related("author")
             for authorship in rows:
                 existing[authorship.work_id].append(authorship)
-        constraints = _load_constraints(known_ids)
+        constraints = load_constraints(known_ids)
         institutions = entities.upsert_institutions(
             i for p in pending for a in p.record.authors for i in a.institutions
         )
@@ -354,11 +302,11 @@ class WorkBatch:
         items = [Item(p.work.pk, p.record, existing[p.work.pk]) for p in pending]
         resolved = resolver.resolve(items)
         self.merge_candidates.extend(resolver.merge_candidates)
-        writer = _AuthorshipWriter(existing, constraints, institutions)
+        writer = AuthorshipWriter(existing, constraints, institutions)
         for item in items:
             writer.plan(item, resolved)
         self.result.author_ids |= writer.commit()
-        _write_unlinked(pending, resolver.unlinked)
+        write_unlinked(pending, resolver.unlinked)
 
     # Topics and grants ---------------------------------------------------------
 
@@ -470,28 +418,12 @@ class WorkBatch:
             if candidate.work_a_id and candidate.work_a_id == candidate.work_b_id:
                 continue
             rows.append(candidate)
-        apart = _kept_apart_pairs(rows) | _raised_pairs(rows)
+        apart = kept_apart_pairs(rows) | raised_pairs(rows)
         fresh = {}
         for candidate in rows:
-            if _pair(candidate) not in apart:
-                fresh.setdefault(_pair(candidate), candidate)
+            if candidate_pair(candidate) not in apart:
+                fresh.setdefault(candidate_pair(candidate), candidate)
         MergeCandidate.objects.bulk_create(list(fresh.values()), ignore_conflicts=True)
-
-
-def _write_unlinked(pending: list[Pending], unlinked: dict) -> None:
-    """Replace each record's unlinked byline positions with what this batch left unlinked."""
-    known = defaultdict(set)
-    for item in pending:
-        if not item.is_new:
-            known[item.record.source].add(item.work.pk)
-    for source, ids in known.items():
-        UnlinkedAuthorship.objects.filter(any_of("work_id", ids), source=source).delete()
-    sources = {item.work.pk: item.record.source for item in pending}
-    rows = [
-        (work_id, position, (ref.raw_name or ref.name or "Unknown author")[:500], sources[work_id])
-        for (work_id, position), ref in sorted(unlinked.items())
-    ]
-    insert_rows(UnlinkedAuthorship, ["work", "position", "raw_name", "source"], rows)
 
 
 SOURCE_RECORD_FIELDS = [
@@ -500,339 +432,10 @@ SOURCE_RECORD_FIELDS = [
 ]  # fmt: skip
 
 
-NEW_AUTHORSHIP_FIELDS = [
-    "work_id", "author_id", "source", "position", "raw_name", "raw_affiliation",
-    "is_corresponding", "confidence",
-]  # fmt: skip
-
-
-@dataclass(slots=True)
-class NewAuthorship:
-    """An authorship this batch creates: a plain row until it is inserted."""
-
-    work_id: int
-    author_id: int
-    source: str
-    position: int = 0
-    raw_name: str = ""
-    raw_affiliation: str = ""
-    is_corresponding: bool = False
-    confidence: float = 1.0
-    pk: int | None = None
-
-    def values(self) -> dict:
-        return {name: getattr(self, name) for name in NEW_AUTHORSHIP_FIELDS}
-
-    def row(self) -> tuple:
-        return (self.pk, *(getattr(self, name) for name in NEW_AUTHORSHIP_FIELDS))
-
-
-class _AuthorshipWriter:
-    """Plans the authorship changes of a batch, then writes them in a few statements."""
-
-    def __init__(self, existing, constraints: Constraints, institutions):
-        self.existing = existing
-        self.constraints = constraints
-        self.institutions = institutions
-        self.create: list[Authorship] = []
-        self.update: list[Authorship] = []
-        self.delete: list[int] = []
-        self.links: list[tuple[Authorship, list[int]]] = []
-        self.author_ids: set[int] = set()
-        self.last_known: dict[int, int] = {}
-
-    def plan(self, item: Item, resolved: dict[tuple[int, int], Resolved]) -> None:
-        current = {a.author_id: a for a in self.existing[item.work_id]}
-        source = item.record.source
-        keep = set()
-        for ref in item.record.authors:
-            match = resolved.get((item.work_id, ref.position))
-            if match is None or match.author.pk in keep:
-                continue
-            author_id = match.author.pk
-            keep.add(author_id)
-            authorship = current.get(author_id)
-            if authorship is None:
-                authorship = NewAuthorship(item.work_id, author_id, source)
-                self.create.append(authorship)
-            elif authorship.source == source:
-                self.update.append(authorship)
-            else:
-                authorship.confidence = max(authorship.confidence, match.confidence)
-                self.update.append(authorship)
-                self._remember(item, ref, author_id)
-                continue
-            authorship.position = ref.position
-            authorship.raw_name = (ref.raw_name or ref.name)[:500]
-            authorship.raw_affiliation = ref.raw_affiliation
-            authorship.is_corresponding = ref.is_corresponding
-            authorship.confidence = match.confidence
-            self._remember(item, ref, author_id, authorship)
-        protected = self.constraints.must.get(item.work_id, set())
-        for author_id, authorship in current.items():
-            if author_id in keep or author_id in protected:
-                continue
-            if authorship.source == source or self.constraints.forbids(author_id, item.work_id):
-                self.delete.append(authorship.pk)
-        self.author_ids |= keep | {a for a in current if a not in keep}
-
-    def _remember(self, item, ref, author_id, authorship=None) -> None:
-        ids = [
-            self.institutions[key].pk
-            for key in map(entities.institution_key, ref.institutions)
-            if key in self.institutions
-        ]
-        if authorship is not None:
-            self.links.append((authorship, ids))
-        if ids:
-            self.last_known.setdefault(author_id, ids[0])
-
-    def commit(self) -> set[int]:
-        if self.delete:
-            Authorship.objects.filter(pk__in=self.delete).delete()
-        self._insert_new()
-        fields = ["position", "raw_name", "raw_affiliation", "is_corresponding", "confidence"]
-        Authorship.objects.bulk_update(self.update, fields)
-        self._write_institution_links()
-        self._fill_affiliations()
-        return self.author_ids
-
-    def _insert_new(self) -> None:
-        """Insert the new authorships and learn their ids (needed for institution links)."""
-        if not self.create:
-            return
-        if on_postgresql():
-            ids = allocate_ids(Authorship, len(self.create))
-            for authorship, pk in zip(self.create, ids, strict=True):
-                authorship.pk = pk
-            insert_rows(Authorship, ["id", *NEW_AUTHORSHIP_FIELDS], [a.row() for a in self.create])
-            return
-        rows = [Authorship(**a.values()) for a in self.create]
-        Authorship.objects.bulk_create(rows)
-        for authorship, row in zip(self.create, rows, strict=True):
-            authorship.pk = row.pk
-
-    def _write_institution_links(self) -> None:
-        created = {id(a) for a in self.create}
-        existing = [a.pk for a, _ in self.links if id(a) not in created]
-        if existing:
-            AuthorshipInstitution.objects.filter(authorship_id__in=existing).delete()
-        rows = {(a.pk, inst) for a, institutions in self.links for inst in institutions}
-        insert_rows(AuthorshipInstitution, ["authorship", "institution"], sorted(rows))
-
-    def _fill_affiliations(self) -> None:
-        if not self.last_known:
-            return
-        insert_rows(
-            AuthorInstitution,
-            ["author", "institution", "years", "source"],
-            [(a, i, [], Source.OPENALEX) for a, i in sorted(self.last_known.items())],
-            ignore_conflicts=True,
-        )
-        blank = Author.objects.filter(
-            any_of("pk", self.last_known), last_known_institution__isnull=True
-        )
-        changed = []
-        for author in blank.only("id"):
-            author.last_known_institution_id = self.last_known[author.pk]
-            changed.append(author)
-        if changed:
-            Author.objects.bulk_update(changed, ["last_known_institution"])
-
-
-def _title_key(title: str) -> int:
-    """A signed 64-bit key for ``title`` (PostgreSQL's one-key advisory locks)."""
-    digest = hashlib.blake2b(title.encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "big", signed=True)
-
-
-def _hold_titles(titles: set[str]) -> None:
-    """Hold ``titles`` until the batch's transaction ends (PostgreSQL).
-
-    A title is matched only against committed works, so two writers (the parts of
-    a run, or two runs) creating works of one title at once would each miss the
-    other's and keep two works where one writer merges them. The second writer
-    waits here until the first commits, then sees its work. Keys are taken in
-    order, so writers never wait on each other in a circle for them; a deadlock
-    with other locks is written again whole (``imports._write_batch``).
-    """
-    if not on_postgresql():
-        return
-    keys = sorted({_title_key(title) for title in titles})
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT count(pg_advisory_xact_lock(key)) FROM unnest(%s::bigint[]) AS key", [keys]
-        )
-
-
 def _follow_work_merges(works: list[Work]) -> list[tuple[Work, Work]]:
     target_ids = {w.merged_into_id for w in works if w.merged_into_id}
     targets = Work.objects.in_bulk(target_ids) if target_ids else {}
     return [(w, targets.get(w.merged_into_id, w) if w.merged_into_id else w) for w in works]
-
-
-def _load_constraints(work_ids: set[int]) -> Constraints:
-    if not work_ids:
-        return Constraints(set(), defaultdict(set))
-    rows = LinkConstraint.objects.filter(
-        any_of("work_id", work_ids), author__isnull=False
-    ).values_list("kind", "author_id", "work_id")
-    cannot, must = set(), defaultdict(set)
-    for kind, author_id, work_id in rows:
-        if kind == LinkConstraint.Kind.CANNOT_LINK:
-            cannot.add((author_id, work_id))
-        else:
-            must[work_id].add(author_id)
-    return Constraints(cannot, must)
-
-
-ARXIV_REGISTRANT = "10.48550/"  # the DOI prefix of every arXiv DOI
-
-
-def _conflicting_ids(work: Work, record: WorkRecord) -> bool:
-    """Two different DOIs (or OpenAlex ids) mean two different works, whatever the title.
-
-    An arXiv DOI and another are not a conflict: a preprint and its published
-    version have one each (and, at OpenAlex, often a record each).
-    """
-    if record.doi and work.doi and record.doi != work.doi:
-        return not (
-            record.doi.startswith(ARXIV_REGISTRANT) or work.doi.startswith(ARXIV_REGISTRANT)
-        )
-    return bool(record.openalex_id and work.openalex_id and record.openalex_id != work.openalex_id)
-
-
-def _same_work(existing: Work, fresh: Work) -> bool:
-    years_close = (
-        existing.publication_year is not None
-        and fresh.publication_year is not None
-        and abs(existing.publication_year - fresh.publication_year) <= 1
-    )
-    same_first = bool(fresh.first_author_surname) and (
-        existing.first_author_surname == fresh.first_author_surname
-    )
-    return years_close and same_first
-
-
-def _title_reason(existing: Work, fresh: Work) -> str:
-    parts = ["Same title"]
-    if existing.publication_year != fresh.publication_year:
-        parts.append(f"years {existing.publication_year} and {fresh.publication_year}")
-    if existing.first_author_surname != fresh.first_author_surname:
-        parts.append("different first authors")
-    return ", ".join(parts)
-
-
-def _pair(candidate: MergeCandidate) -> tuple[str, frozenset]:
-    if candidate.kind == MergeCandidate.Kind.WORK:
-        return ("work", frozenset((candidate.work_a_id, candidate.work_b_id)))
-    return ("author", frozenset((candidate.author_a_id, candidate.author_b_id)))
-
-
-def _raised_pairs(candidates: list[MergeCandidate]) -> set[tuple[str, frozenset]]:
-    """The candidate pairs already raised, in either order and whatever their decision."""
-    if not candidates:
-        return set()
-    ids = {i for c in candidates for i in _pair(c)[1]}
-    rows = MergeCandidate.objects.filter(
-        Q(work_a_id__in=ids, work_b_id__in=ids) | Q(author_a_id__in=ids, author_b_id__in=ids)
-    ).values_list("kind", "work_a_id", "work_b_id", "author_a_id", "author_b_id")
-    pairs = set()
-    for kind, work_a, work_b, author_a, author_b in rows:
-        pair = (work_a, work_b) if kind == MergeCandidate.Kind.WORK else (author_a, author_b)
-        pairs.add((kind, frozenset(pair)))
-    return pairs
-
-
-def _kept_apart_pairs(candidates: list[MergeCandidate]) -> set[tuple[str, frozenset]]:
-    """The candidate pairs staff already kept apart, in one query for the whole batch."""
-    if not candidates:
-        return set()
-    ids = {i for c in candidates for i in _pair(c)[1]}
-    rows = LinkConstraint.objects.filter(kind=LinkConstraint.Kind.CANNOT_LINK).filter(
-        Q(work_id__in=ids, other_work_id__in=ids) | Q(author_id__in=ids, other_author_id__in=ids)
-    )
-    pairs = set()
-    for work, other_work, author, other_author in rows.values_list(
-        "work_id", "other_work_id", "author_id", "other_author_id"
-    ):
-        if other_work:
-            pairs.add(("work", frozenset((work, other_work))))
-        if other_author:
-            pairs.add(("author", frozenset((author, other_author))))
-    return pairs
-
-
-def raise_title_candidates_between_parts(run) -> int:
-    """Raise the title matches two parts of ``run`` could not see in each other's open batches.
-
-    A work is matched by title only against works already committed, so two works
-    with the same title written at the same moment by two processes miss each
-    other. Afterwards every such pair among the run's new works that is not told
-    apart by its ids becomes a MergeCandidate, as it would have in one process
-    (where a pair with the same year and first author would have been merged:
-    here staff decide). Returns how many candidates were raised.
-    """
-    works = Work.objects.filter(
-        merged_into__isnull=True,
-        source_records__import_run=run,
-        created_at__gte=run.started_at or run.created_at,
-    ).exclude(normalized_title="")
-    # Two works with OpenAlex ids of their own are told apart by them, unless one is
-    # known by an arXiv DOI (a preprint's record): every pair that can match has such
-    # an "open" work in it.
-    open_work = Q(openalex_id__isnull=True) | Q(doi__startswith=ARXIV_REGISTRANT)
-    repeated = (
-        works.values("normalized_title")
-        .annotate(
-            n=models.Count("id", distinct=True),
-            open=models.Count("id", distinct=True, filter=open_work),
-        )
-        .filter(n__gt=1, open__gt=0)
-        .values("normalized_title")
-    )
-    groups = defaultdict(list)
-    fields = ("normalized_title", "doi", "openalex_id", "publication_year", "first_author_surname")
-    for work in works.filter(normalized_title__in=repeated).only(*fields).distinct().order_by("pk"):
-        groups[work.normalized_title].append(work)
-    candidates = [
-        MergeCandidate(kind="work", work_a=a, work_b=b, reason=_title_reason(a, b), score=0.7)
-        for group in groups.values()
-        for a, b in _pairs_with_an_open_work(group)
-        if not _conflicting_ids(a, b)
-    ]
-    if not candidates:
-        return 0
-    ids = {w.pk for group in groups.values() for w in group}
-    raised = set(
-        MergeCandidate.objects.filter(work_a__in=ids, work_b__in=ids).values_list(
-            "work_a_id", "work_b_id"
-        )
-    )
-    apart = _kept_apart_pairs(candidates)
-    fresh = [
-        c
-        for c in candidates
-        if (c.work_a_id, c.work_b_id) not in raised
-        and (c.work_b_id, c.work_a_id) not in raised
-        and _pair(c) not in apart
-    ]
-    MergeCandidate.objects.bulk_create(fresh, ignore_conflicts=True)
-    return len(fresh)
-
-
-def _is_open(work: Work) -> bool:
-    """A work whose OpenAlex id (if any) does not rule out a match with another's."""
-    return work.openalex_id is None or (work.doi or "").startswith(ARXIV_REGISTRANT)
-
-
-def _pairs_with_an_open_work(group: list[Work]) -> Iterator[tuple[Work, Work]]:
-    """Each pair of ``group`` with an open work in it (``_is_open``), once, the older first."""
-    for one in (w for w in group if _is_open(w)):
-        for other in group:
-            if other is one or (_is_open(other) and other.pk < one.pk):
-                continue  # itself, or a pair already given from the other side
-            yield (one, other) if one.pk < other.pk else (other, one)
 
 
 def ingest_works(

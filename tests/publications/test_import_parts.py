@@ -228,7 +228,7 @@ def test_a_run_stopped_by_an_unexpected_error_says_so_and_resumes(tmp_path, sett
 def test_title_matches_two_parts_missed_are_raised_once_afterwards():
     from django.utils import timezone
 
-    from publications.ingest.works import raise_title_candidates_between_parts
+    from publications.ingest.title_matches import raise_title_candidates_between_parts
     from publications.models import LinkConstraint
     from tests.factories import WorkFactory
 
