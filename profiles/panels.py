@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from django.http import HttpRequest
 
-from profiles.collaboration import services as collab
+from profiles.collaboration import selectors as collab_selectors
 from profiles.collaboration.forms import InvitationForm
 from profiles.following import services as following
 from publications.models import Author
@@ -21,7 +21,7 @@ def follow_fragment(request: HttpRequest, author: Author, *, next_url: str, erro
 
 
 def panel_context(request: HttpRequest, author: Author, **extra) -> dict:
-    state = collab.collaboration_panel_state(author=author, user=request.user)
+    state = collab_selectors.collaboration_panel_state(author=author, user=request.user)
     if state.state == "can_invite" and extra.get("form") is None:
         extra["form"] = InvitationForm()
     return {"author": author, "panel": state, "user": request.user, "request": request, **extra}

@@ -20,8 +20,8 @@ from profiles.charts import Chart, citations_chart
 from profiles.claims.services import PanelState as ClaimPanel
 from profiles.claims.services import claim_panel_state
 from profiles.collaboration.forms import InvitationForm
-from profiles.collaboration.services import PanelState as CollaborationPanel
-from profiles.collaboration.services import collaboration_panel_state
+from profiles.collaboration.selectors import PanelState as CollaborationPanel
+from profiles.collaboration.selectors import collaboration_panel_state
 from profiles.following.services import FollowState, follow_state
 from profiles.models import Profile
 from publications import selectors

@@ -17,6 +17,7 @@ from allauth.socialaccount.models import SocialAccount, SocialApp
 from django.contrib.sites.models import Site
 from django.utils import timezone
 
+from profiles.claims import proof
 from profiles.claims import services as claims
 from profiles.models import Claim, Follow, Profile
 from publications.models import Work
@@ -45,7 +46,7 @@ def holds(user, author) -> Claim:
     """``user`` holds ``author`` through an approved ORCID claim."""
     author.orcid = author.orcid or ORCID
     author.save(update_fields=["orcid"])
-    if not claims.user_orcids(user):
+    if not proof.user_orcids(user):
         with_orcid(user, author.orcid)
     return claims.claim_create(user=user, author=author, method="orcid")
 

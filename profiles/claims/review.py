@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
 
-from profiles.claims import services as claims
+from profiles.claims import proof
 from profiles.models import Claim, Follow, Profile, Report
 from publications.models import AuditEvent, Author, Authorship
 
@@ -29,7 +29,7 @@ class ClaimReview:
 
 
 def _record(author: Author) -> dict:
-    domains = claims.affiliated_domains(author)
+    domains = proof.affiliated_domains(author)
     works = (
         Authorship.objects.filter(author=author)
         .select_related("work")

@@ -13,7 +13,7 @@ from django.views.decorators.http import require_POST
 from rest_framework.authtoken.models import Token
 
 from config.ratelimits import ratelimit
-from profiles.claims import ownership
+from profiles.claims import ownership, proof
 from profiles.claims import services as claims
 from profiles.claims.forms import AddWorkForm, DisownForm, EvidenceClaimForm, ProfileForm
 from profiles.claims.services import ClaimError
@@ -69,7 +69,7 @@ def claim_start(request: HttpRequest, pk: int) -> HttpResponse:
                 return redirect("profiles:claim_detail", pk=claim.pk)
     context = {
         "author": author,
-        "checks": claims.claim_method_checks(
+        "checks": proof.claim_method_checks(
             user=request.user, author=author, orcid_sign_in=orcid_sign_in
         ),
         "blocker": claims.claim_blocker(user=request.user, author=author),

@@ -13,13 +13,11 @@ People are shown by the name of the record they hold, never by e-mail address.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import timedelta
 
-from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
-from django.db import IntegrityError, models, transaction
-from django.db.models import Exists, OuterRef, Q, QuerySet, Subquery
+from django.db import IntegrityError, transaction
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from profiles.models import Block, Invitation, Message, Notification, Profile, Report
@@ -46,7 +44,7 @@ class CollaborationError(ValueError):
     """A step that cannot be taken; the message says why, for the person asking."""
 
 
-def _signed_in(user) -> bool:
+def is_signed_in(user) -> bool:
     return user is not None and user.is_authenticated
 
 
@@ -76,7 +74,7 @@ def blocked_between(a_id: int, b_id: int) -> bool:
 
 def invite_refusal(*, sender, profile: Profile) -> str:
     """Why ``sender`` cannot invite the holder of ``profile``; empty when they can."""
-    if not _signed_in(sender):
+    if not is_signed_in(sender):
         return "Sign in to send an invitation."
     if profile.user_id == sender.pk:
         return "This is your own record."
@@ -89,7 +87,7 @@ def invite_refusal(*, sender, profile: Profile) -> str:
     last = Invitation.objects.filter(sender=sender, recipient=profile).first()
     if last is not None and last.status == Invitation.Status.PENDING:
         return "Your earlier invitation is still waiting for an answer."
-    if last is not None and _declined_recently(last.status, last.responded_at):
+    if last is not None and declined_recently(last.status, last.responded_at):
         return DECLINED_RECENTLY
     return ""
 
@@ -97,7 +95,7 @@ def invite_refusal(*, sender, profile: Profile) -> str:
 DECLINED_RECENTLY = "This researcher declined your last invitation; try again in a few weeks."
 
 
-def _declined_recently(status: str, answered_at) -> bool:
+def declined_recently(status: str, answered_at) -> bool:
     recent = answered_at is not None and timezone.now() - answered_at < REINVITE_AFTER
     return status == Invitation.Status.DECLINED and recent
 
@@ -403,162 +401,6 @@ def report_dismiss(*, report: Report, actor: AbstractBaseUser) -> Report:
         report = _decide(report, actor, Report.Status.DISMISSED)
         audit_record(actor=actor, action="report_dismiss", target=report, data={})
     return report
-
-
-# Reads for pages ---------------------------------------------------------------------------
-
-
-class _Count(Subquery):
-    """The number of rows of a queryset, as a scalar subquery."""
-
-    template = "(SELECT COUNT(*) FROM (%(subquery)s) _rows)"
-    output_field = models.IntegerField()
-
-
-def _unread_parts(user_ref):
-    notes = Notification.objects.filter(user=user_ref, read_at__isnull=True)
-    invites = Invitation.objects.filter(
-        recipient_user=user_ref, recipient__isnull=False, status=Invitation.Status.PENDING
-    )
-    messages = Message.objects.filter(
-        Q(invitation__sender=user_ref) | Q(invitation__recipient_user=user_ref),
-        invitation__status=Invitation.Status.ACCEPTED,
-        read_at__isnull=True,
-    ).exclude(sender=user_ref)
-    return {
-        "notes": _Count(notes.order_by().values("pk")),
-        "invites": _Count(invites.order_by().values("pk")),
-        "messages": _Count(messages.order_by().values("pk")),
-    }
-
-
-def unread_counts(user) -> dict[str, int]:
-    """Unread notifications, invitations waiting for an answer and unread messages (one query)."""
-    if not _signed_in(user):
-        return {"notes": 0, "invites": 0, "messages": 0, "total": 0}
-    row = (
-        get_user_model()
-        .objects.filter(pk=user.pk)
-        .annotate(**_unread_parts(OuterRef("pk")))
-        .values("notes", "invites", "messages")
-        .first()
-    ) or {"notes": 0, "invites": 0, "messages": 0}
-    return {**row, "total": sum(row.values())}
-
-
-@dataclass
-class PanelState:
-    """What the direct-collaboration panel of a researcher page shows."""
-
-    state: str  # unclaimed, owner, closed, anonymous, can_invite, refused, pending, conversation
-    profile: Profile | None = None
-    reason: str = ""
-    invitation_id: int | None = None
-    pending_count: int = 0
-
-
-def collaboration_panel_state(*, author: Author, user) -> PanelState:
-    """The panel's state with at most one query (none for visitors)."""
-    profile = getattr(author, "profile", None)
-    if profile is None:
-        return PanelState("unclaimed")
-    signed_in = _signed_in(user)
-    if signed_in and profile.user_id == user.pk:
-        pending = Invitation.objects.filter(
-            recipient=profile, status=Invitation.Status.PENDING
-        ).count()
-        return PanelState("owner", profile, pending_count=pending)
-    if not profile.open_to_collaborate:
-        return PanelState("closed", profile)
-    if not signed_in:
-        return PanelState("anonymous", profile)
-    return _viewer_state(profile, user)
-
-
-def _viewer_state(profile: Profile, user) -> PanelState:
-    mine = Invitation.objects.filter(sender=OuterRef("pk"), recipient=profile).order_by(
-        "-created_at"
-    )
-    row = (
-        get_user_model()
-        .objects.filter(pk=user.pk)
-        .annotate(
-            has_profile=Exists(Profile.objects.filter(user=OuterRef("pk"))),
-            blocked=Exists(
-                Block.objects.filter(
-                    Q(blocker=OuterRef("pk"), blocked_id=profile.user_id)
-                    | Q(blocker_id=profile.user_id, blocked=OuterRef("pk"))
-                )
-            ),
-            last_id=Subquery(mine.values("pk")[:1]),
-            last_status=Subquery(mine.values("status")[:1]),
-            last_answered=Subquery(mine.values("responded_at")[:1]),
-        )
-        .values("has_profile", "blocked", "last_id", "last_status", "last_answered")
-        .get()
-    )
-    if not row["has_profile"]:
-        reason = "Claim your own author record first: invitations come from claimed researchers."
-        return PanelState("refused", profile, reason=reason)
-    if row["blocked"]:
-        return PanelState(
-            "refused", profile, reason="You cannot send invitations to this researcher."
-        )
-    if row["last_status"] == Invitation.Status.PENDING:
-        return PanelState("pending", profile, invitation_id=row["last_id"])
-    if row["last_status"] == Invitation.Status.ACCEPTED:
-        return PanelState("conversation", profile, invitation_id=row["last_id"])
-    if _declined_recently(row["last_status"], row["last_answered"]):
-        return PanelState("refused", profile, reason=DECLINED_RECENTLY)
-    return PanelState("can_invite", profile)
-
-
-@dataclass
-class Inbox:
-    received: list[Invitation]  # waiting for the user's answer
-    conversations: list[Invitation]
-    sent: list[Invitation]  # the user's own, pending or declined
-    notifications: list[Notification]
-    blocks: list[Block]
-
-
-def inbox_for(*, user: AbstractBaseUser, notifications: int = 10) -> Inbox:
-    """The inbox: invitations to answer, conversations (unread first), sent invitations."""
-    unread = Message.objects.filter(invitation=OuterRef("pk"), read_at__isnull=True).exclude(
-        sender=user
-    )
-    rows = list(
-        invitations_of(user)
-        .annotate(
-            unread=_Count(unread.order_by().values("pk")),
-            last_at=Subquery(
-                Message.objects.filter(invitation=OuterRef("pk"))
-                .order_by("-created_at")
-                .values("created_at")[:1]
-            ),
-        )
-        .order_by("-created_at")
-    )
-    for row in rows:
-        row.other_author = other_author(row, user)
-        row.other_name = other_name(row, user)
-        row.closed = conversation_closed(row)
-    received = [
-        i
-        for i in rows
-        if i.status == Invitation.Status.PENDING
-        and i.recipient_user_id == user.pk
-        and i.recipient_id is not None
-    ]
-    conversations = sorted(
-        (i for i in rows if i.status == Invitation.Status.ACCEPTED),
-        key=lambda i: (i.unread == 0, -(i.last_at or i.responded_at or i.created_at).timestamp()),
-    )
-    sent = [i for i in rows if i.status != Invitation.Status.ACCEPTED and i.sender_id == user.pk]
-    latest = list(
-        Notification.objects.filter(user=user).select_related("author", "work")[:notifications]
-    )
-    return Inbox(received, conversations, sent, latest, blocks_of(user))
 
 
 def notifications_mark_read(*, user: AbstractBaseUser, ids=None) -> int:

@@ -22,6 +22,7 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from config.ratelimits import ratelimit
 from config.redirects import safe_next_url
+from profiles.collaboration import selectors as collab_selectors
 from profiles.collaboration import services as collab
 from profiles.collaboration.forms import (
     AcceptForm,
@@ -182,7 +183,7 @@ def invite(request: HttpRequest, pk: int) -> HttpResponse:
 @require_GET
 def inbox(request: HttpRequest) -> HttpResponse:
     """Invitations to answer, conversations, sent invitations and the latest notifications."""
-    box = collab.inbox_for(user=request.user)
+    box = collab_selectors.inbox_for(user=request.user)
     unread_ids = [n.pk for n in box.notifications if n.read_at is None]
     response = render(request, "profiles/inbox.html", {"box": box, "unread_ids": unread_ids})
     collab.notifications_mark_read(user=request.user, ids=unread_ids)

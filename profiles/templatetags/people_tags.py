@@ -1,6 +1,6 @@
 from django import template
 
-from profiles.collaboration.services import unread_counts
+from profiles.collaboration.selectors import unread_counts
 
 register = template.Library()
 

@@ -12,6 +12,7 @@ from django.core import mail
 from django.urls import reverse
 from responses import matchers
 
+from profiles.claims import proof
 from profiles.claims import services as claims
 from profiles.models import Claim
 from publications.models import AuthorInstitution
@@ -218,7 +219,7 @@ def test_connecting_orcid_proves_the_id_and_a_claim_by_orcid_is_approved(client,
     assert back["Location"] == claim_url
     account = SocialAccount.objects.get(user=user)
     assert (account.provider, account.uid) == ("orcid", ORCID)
-    assert claims.user_orcids(user) == {ORCID}
+    assert proof.user_orcids(user) == {ORCID}
 
     client.post(claim_url, {"method": "orcid"})
     claim = Claim.objects.get(user=user)

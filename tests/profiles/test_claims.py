@@ -6,6 +6,7 @@ from django.template.loader import get_template
 from django.test import Client
 from django.urls import reverse
 
+from profiles.claims import proof
 from profiles.claims import services as claims
 from profiles.claims.services import ClaimError
 from profiles.models import Claim, Profile
@@ -43,7 +44,7 @@ def actions(claim: Claim) -> list[str]:
 
 def check(user, author, method):
     return next(
-        c for c in claims.claim_method_checks(user=user, author=author) if c.method == method
+        c for c in proof.claim_method_checks(user=user, author=author) if c.method == method
     )
 
 
@@ -86,7 +87,7 @@ def test_orcid_cannot_work_for_a_record_without_an_orcid():
 
 
 def test_orcid_without_sign_in_set_up_says_so(author):
-    found = claims.claim_method_checks(user=person("g"), author=author, orcid_sign_in=False)[0]
+    found = proof.claim_method_checks(user=person("g"), author=author, orcid_sign_in=False)[0]
     assert not found.available and not found.remedy
     assert "ORCID sign-in is not set up" in found.reason
 
@@ -121,7 +122,7 @@ def test_institutions_of_authorships_and_the_last_known_one_count_too():
     latest = InstitutionFactory(homepage_domain="cam.ac.uk")
     author = AuthorFactory(last_known_institution=latest)
     AuthorshipFactory(author=author).institutions.add(via_paper)
-    assert set(claims.affiliated_domains(author)) == {"ox.ac.uk", "cam.ac.uk"}
+    assert set(proof.affiliated_domains(author)) == {"ox.ac.uk", "cam.ac.uk"}
     assert check(person("a", email="a@ox.ac.uk"), author, "email").available
     assert check(person("b", email="b@cam.ac.uk"), author, "email").available
 

@@ -7,6 +7,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
+from profiles.collaboration import selectors as collab_selectors
 from profiles.collaboration import services as collab
 from profiles.collaboration.services import CollaborationError
 from profiles.models import Block, Invitation, Message, Notification, Profile, Report
@@ -202,11 +203,11 @@ def test_both_people_write_in_the_conversation_and_unread_messages_are_counted(
     sender_client, recipient_client = signed_in(sender), signed_in(recipient)
     response = sender_client.post(url, {"body": "Great: Tuesday at ten?"})
     assert response.status_code == 302 and response["Location"].endswith("#latest")
-    assert collab.unread_counts(recipient)["messages"] == 1
+    assert collab_selectors.unread_counts(recipient)["messages"] == 1
     home = recipient_client.get(reverse("publications:home")).content.decode()
     assert 'class="nav-count">1<' in home
     recipient_client.get(url)  # reading marks the message read
-    assert collab.unread_counts(recipient)["messages"] == 0
+    assert collab_selectors.unread_counts(recipient)["messages"] == 0
     recipient_client.post(url, {"body": "Tuesday works."})
     assert list(Message.objects.values_list("body", flat=True)) == [
         "Gladly!",
@@ -247,12 +248,14 @@ def test_no_messages_before_the_invitation_is_accepted(invitation, sender):
 
 
 def test_declining_tells_the_sender(invitation, recipient, sender):
-    response = signed_in(recipient).post(reverse("profiles:invitation_decline", args=[invitation.pk]))
+    response = signed_in(recipient).post(
+        reverse("profiles:invitation_decline", args=[invitation.pk])
+    )
     assert response.status_code == 302
     invitation.refresh_from_db()
     assert invitation.status == "declined"
     assert "declined your invitation" in Notification.objects.get(user=sender).text
-    assert collab.unread_counts(recipient)["invites"] == 0
+    assert collab_selectors.unread_counts(recipient)["invites"] == 0
 
 
 # Permissions: stranger, follower, owner, staff -------------------------------------------------

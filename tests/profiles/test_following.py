@@ -10,7 +10,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from profiles.collaboration import services as collab
+from profiles.collaboration import selectors as collab_selectors
 from profiles.following import services as following
 from profiles.following.services import FollowError
 from profiles.models import Claim, Follow, Notification, Preferences
@@ -218,7 +218,7 @@ def _render_section(author, user) -> tuple[str, int]:
     author = Author.objects.select_related("profile", "metrics").get(pk=author.pk)
     with CaptureQueriesContext(connection) as queries:
         follow = following.follow_state(author=author, user=user)
-        panel = collab.collaboration_panel_state(author=author, user=user)
+        panel = collab_selectors.collaboration_panel_state(author=author, user=user)
         html = get_template("profiles/_follow.html").render(
             {"author": author, "state": follow, "next": "/", "user": user}
         ) + get_template("profiles/_collaboration_panel.html").render(

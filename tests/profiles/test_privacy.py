@@ -9,6 +9,7 @@ from django.test import Client
 from django.urls import reverse
 
 from profiles.claims.services import claim_withdraw
+from profiles.collaboration import selectors as collab_selectors
 from profiles.collaboration import services as collab
 from profiles.collaboration.services import CollaborationError
 from profiles.models import Claim, Invitation, Message, Profile, Report
@@ -108,7 +109,7 @@ def test_a_pending_invitation_to_a_withdrawn_record_cannot_be_answered(sender, r
     with pytest.raises(CollaborationError, match="no longer hold"):
         collab.invitation_accept(invitation=invitation, user=recipient)
     assert Invitation.objects.filter(pk=invitation.pk).exists()
-    assert collab.unread_counts(recipient)["invites"] == 0
+    assert collab_selectors.unread_counts(recipient)["invites"] == 0
 
 
 def test_deleting_an_account_keeps_what_the_other_person_wrote(conversation, sender, recipient):
