@@ -45,11 +45,7 @@ def import_run_cancel(*, run: ImportRun, actor: Actor) -> ImportRun:
     """Stop a queued or running import after its current batch."""
     with transaction.atomic():
         run = ImportRun.objects.select_for_update().get(pk=run.pk)
-        if run.status not in {
-            ImportRun.Status.WAITING,
-            ImportRun.Status.QUEUED,
-            ImportRun.Status.RUNNING,
-        }:
+        if run.status not in ImportRun.ACTIVE_STATUSES:
             raise ValueError(
                 f"{run} is {run.get_status_display().lower()}; it cannot be cancelled."
             )
@@ -68,7 +64,7 @@ def import_run_retry(*, run: ImportRun, actor: Actor, background: bool = False) 
     """Queue a failed or cancelled import again; it resumes from its saved cursor."""
     with transaction.atomic():
         run = ImportRun.objects.select_for_update().get(pk=run.pk)
-        if run.status not in {ImportRun.Status.FAILED, ImportRun.Status.CANCELLED}:
+        if run.status not in ImportRun.RETRYABLE_STATUSES:
             raise ValueError(
                 f"{run} is {run.get_status_display().lower()}; "
                 "only failed or cancelled runs are retried."
