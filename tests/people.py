@@ -15,6 +15,7 @@ import pytest
 from allauth.account.models import EmailAddress
 from allauth.socialaccount.models import SocialAccount, SocialApp
 from django.contrib.sites.models import Site
+from django.test import Client
 from django.utils import timezone
 
 from profiles.claims import proof
@@ -35,6 +36,13 @@ def person(username: str, *, email: str | None = None, confirmed: bool = True, *
     user = UserFactory(username=username, email=email or f"{username}@example.org", **extra)
     EmailAddress.objects.create(user=user, email=user.email, verified=confirmed, primary=True)
     return user
+
+
+def signed_in(user) -> Client:
+    """A test client with ``user``'s session (no password is checked)."""
+    client = Client()
+    client.force_login(user)
+    return client
 
 
 def with_orcid(user, orcid: str = ORCID):

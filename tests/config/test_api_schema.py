@@ -87,8 +87,7 @@ def test_import_kinds_include_recorded_files(schema):
     assert "file" in schema["components"]["schemas"]["ImportRunKindEnum"]["enum"]
 
 
-def test_a_file_import_is_refused_through_the_api_in_the_error_shape(client, django_user_model):
-    staff = django_user_model.objects.create_superuser("root", "root@example.org", "pw")
+def test_a_file_import_is_refused_through_the_api_in_the_error_shape(client, staff):
     client.force_login(staff)
     body = {"source": "openalex", "kind": "file", "parameters": {"paths": ["/etc/passwd"]}}
     response = client.post("/api/v1/imports/", body, content_type="application/json")
@@ -97,19 +96,15 @@ def test_a_file_import_is_refused_through_the_api_in_the_error_shape(client, dja
     assert "kind" in response.json()["error"]["details"]
 
 
-def test_a_listed_file_import_matches_the_schema(client, django_user_model):
+def test_a_listed_file_import_matches_the_schema(client, staff):
     from publications.models import ImportRun
 
     ImportRun.objects.create(source="openalex", kind="file", parameters={"paths": ["x"]})
-    staff = django_user_model.objects.create_superuser("root", "root@example.org", "pw")
     client.force_login(staff)
     assert client.get("/api/v1/imports/").json()["results"][0]["kind"] == "file"
 
 
-def test_a_request_larger_than_the_server_accepts_answers_the_error_shape(
-    client, settings, django_user_model
-):
-    staff = django_user_model.objects.create_superuser("root", "root@example.org", "pw")
+def test_a_request_larger_than_the_server_accepts_answers_the_error_shape(client, settings, staff):
     client.force_login(staff)
     settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
     body = '{"query": "' + "x" * 5000 + '"}'

@@ -14,7 +14,8 @@ from django.test import Client
 from django.urls import reverse
 
 from publications.models import Topic, WorkTopic
-from tests.factories import AuthorshipFactory, InstitutionFactory, UserFactory, VenueFactory
+from tests.factories import AuthorshipFactory, InstitutionFactory, VenueFactory
+from tests.people import signed_in
 
 pytestmark = pytest.mark.django_db
 
@@ -99,20 +100,9 @@ def record():
     return authorship.author, authorship.work
 
 
-def member() -> Client:
-    client = Client()
-    client.force_login(UserFactory(username="member"))
-    return client
-
-
-def superuser() -> Client:
-    client = Client()
-    client.force_login(UserFactory(username="root", is_staff=True, is_superuser=True))
-    return client
-
-
-def main_pages(author, work) -> list[tuple[str, Client, str]]:
-    anonymous = Client()
+def main_pages(author, work, *, member, staff) -> list[tuple[str, Client, str]]:
+    """The main pages: each name, the client that asks (anonymous, ``member`` or ``staff``), URL."""
+    anonymous, member, staff = Client(), signed_in(member), signed_in(staff)
     return [
         ("home", anonymous, "/"),
         ("researcher", anonymous, author.get_absolute_url()),
@@ -130,16 +120,16 @@ def main_pages(author, work) -> list[tuple[str, Client, str]]:
         ("password reset", anonymous, reverse("account_reset_password")),
         ("not found", anonymous, "/no/such/page/"),
         ("admin login", anonymous, "/admin/login/"),
-        ("claim", member(), reverse("profiles:claim", args=[author.pk])),
-        ("following", member(), reverse("profiles:following")),
-        ("inbox", member(), reverse("profiles:inbox")),
-        ("account", member(), reverse("account_email")),
-        ("admin", superuser(), reverse("admin:index")),
-        ("admin import", superuser(), reverse("admin:publications_importrun_new_import")),
-        ("admin imports", superuser(), reverse("admin:publications_importrun_changelist")),
+        ("claim", member, reverse("profiles:claim", args=[author.pk])),
+        ("following", member, reverse("profiles:following")),
+        ("inbox", member, reverse("profiles:inbox")),
+        ("account", member, reverse("account_email")),
+        ("admin", staff, reverse("admin:index")),
+        ("admin import", staff, reverse("admin:publications_importrun_new_import")),
+        ("admin imports", staff, reverse("admin:publications_importrun_changelist")),
         (
             "admin author",
-            superuser(),
+            staff,
             reverse("admin:publications_author_change", args=[author.pk]),
         ),
     ]
@@ -152,8 +142,8 @@ def fetch(client: Client, url: str):
     return response
 
 
-def test_every_main_page_sends_the_strict_policy(record):
-    for name, client, url in main_pages(*record):
+def test_every_main_page_sends_the_strict_policy(record, stranger, staff):
+    for name, client, url in main_pages(*record, member=stranger, staff=staff):
         header = fetch(client, url).get(CSP)
         assert header, f"{name} ({url}) has no {CSP} header"
         assert "unsafe-inline" not in header, name
@@ -166,8 +156,8 @@ def test_every_main_page_sends_the_strict_policy(record):
         assert all(s == "'self'" or s.startswith("https://") for s in policy["form-action"])
 
 
-def test_no_main_page_carries_inline_script_or_style(record):
-    for name, client, url in main_pages(*record):
+def test_no_main_page_carries_inline_script_or_style(record, stranger, staff):
+    for name, client, url in main_pages(*record, member=stranger, staff=staff):
         html = fetch(client, url).content.decode()
         assert inline_code(html) == [], f"{name} ({url})"
 

@@ -7,6 +7,7 @@ from django.urls import reverse
 from config.redirects import safe_next_url
 from profiles.models import Block
 from tests.factories import AuthorFactory, UserFactory
+from tests.people import signed_in
 
 pytestmark = pytest.mark.django_db
 
@@ -25,12 +26,6 @@ UNSAFE_TARGETS = [
 ]
 
 
-def signed_in(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
-
-
 @pytest.mark.parametrize("target", UNSAFE_TARGETS)
 def test_unsafe_next_falls_back_to_the_default_page(target):
     request = RequestFactory().post("/", {"next": target})
@@ -45,17 +40,17 @@ def test_a_path_on_this_site_is_followed(target):
 
 @pytest.mark.parametrize("target", UNSAFE_TARGETS)
 @pytest.mark.parametrize("view", ["profiles:follow", "profiles:unfollow"])
-def test_follow_and_unfollow_never_fail_on_next(view, target):
+def test_follow_and_unfollow_never_fail_on_next(view, target, stranger):
     author = AuthorFactory()
-    response = signed_in(UserFactory()).post(reverse(view, args=[author.pk]), {"next": target})
+    response = signed_in(stranger).post(reverse(view, args=[author.pk]), {"next": target})
     assert response.status_code == 302
     assert response["Location"] == author.get_absolute_url()
 
 
 @pytest.mark.parametrize("view", ["profiles:follow", "profiles:unfollow"])
-def test_follow_comes_back_to_a_safe_next(view):
+def test_follow_comes_back_to_a_safe_next(view, stranger):
     author = AuthorFactory()
-    response = signed_in(UserFactory()).post(
+    response = signed_in(stranger).post(
         reverse(view, args=[author.pk]), {"next": "/search?q=hopper"}
     )
     assert response["Location"] == "/search?q=hopper"
@@ -73,7 +68,9 @@ def test_a_visitor_is_sent_to_sign_in_with_a_safe_next_only():
 def test_unblock_never_fails_on_next(target):
     blocker, blocked = UserFactory(), UserFactory()
     block = Block.objects.create(blocker=blocker, blocked=blocked)
-    response = signed_in(blocker).post(reverse("profiles:unblock", args=[block.pk]), {"next": target})
+    response = signed_in(blocker).post(
+        reverse("profiles:unblock", args=[block.pk]), {"next": target}
+    )
     assert response.status_code == 302
     assert response["Location"] == reverse("profiles:inbox")
     assert not Block.objects.filter(pk=block.pk).exists()
