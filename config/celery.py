@@ -6,6 +6,7 @@ fetching and ingesting records, ``compute`` for metrics, graphs and scores.
 
 import logging
 import os
+import reprlib
 import threading
 import time
 
@@ -61,6 +62,20 @@ class _Broker:
 broker = _Broker()
 
 
+def _short_repr() -> reprlib.Repr:
+    short = reprlib.Repr()
+    short.maxlist = short.maxtuple = short.maxset = short.maxdict = 10
+    short.maxstring = short.maxother = 200
+    short.maxlevel = 4
+    return short
+
+
+# Celery writes a repr of a task's arguments into its message, for the logs. Its
+# own repr walks whole lists: an import batch's follow-up tasks each carry
+# thousands of ids, and writing their repr cost more than sending them.
+SHORT_REPR = _short_repr()
+
+
 class SafeTask(Task):
     """A task that does not fail its sender when the broker is down.
 
@@ -73,6 +88,8 @@ class SafeTask(Task):
     inline_when_broker_down = True
 
     def apply_async(self, args=None, kwargs=None, *rest, **options):
+        options.setdefault("argsrepr", SHORT_REPR.repr(tuple(args or ())))
+        options.setdefault("kwargsrepr", SHORT_REPR.repr(dict(kwargs or {})))
         if self.app.conf.task_always_eager:
             return super().apply_async(args, kwargs, *rest, **options)
         try:

@@ -1,8 +1,11 @@
 """Celery is set up for reliable work: JSON only, late acks, one task at a time."""
 
+import pytest
+from celery.signals import before_task_publish
 from django.conf import settings
 
 from config.celery import app
+from publications import tasks
 
 
 def test_only_json_is_accepted():
@@ -32,3 +35,23 @@ def test_broker_follows_redis_url():
         assert app.conf.broker_url == settings.REDIS_URL
     else:
         assert settings.CELERY_TASK_ALWAYS_EAGER is True
+
+
+def test_a_message_carries_a_short_repr_of_long_arguments():
+    """The repr Celery logs of a task's arguments is cut short, not walked whole."""
+    if not app.conf.broker_url.startswith("memory://"):
+        pytest.skip("sends a message: only to the in-memory broker")
+    published = []
+
+    def keep(headers=None, **_kwargs):
+        published.append(headers)
+
+    app.conf.task_always_eager = False  # the autouse fixture puts it back after the test
+    before_task_publish.connect(keep, weak=False)
+    try:
+        tasks.refresh_author_metrics.delay(list(range(5000)))
+    finally:
+        before_task_publish.disconnect(keep)
+    (headers,) = published
+    assert headers["argsrepr"].startswith("([0, 1, 2, 3")
+    assert len(headers["argsrepr"]) < 100
