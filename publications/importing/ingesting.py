@@ -9,8 +9,10 @@ from django.db import transaction
 from publications import signals
 from publications.importing.problems import external_id, problem_for
 from publications.importing.sending import REFRESH_AUTHOR_METRICS, task_send
-from publications.ingest import BatchResult, ingest_authors, ingest_institutions, ingest_works
+from publications.ingest.author_records import ingest_authors, ingest_institutions
+from publications.ingest.batch import BatchResult
 from publications.ingest.entities import upsert_topics, upsert_venues
+from publications.ingest.works import ingest_works
 from publications.models import ImportRun
 from publications.records import MappingError
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from publications.identifiers import normalize_openalex_id
 from publications.importing.ingesting import WORK_ENTITIES, map_all
 from publications.importing.problems import problem_for
-from publications.ingest import Ahead
+from publications.ingest.batch import Precomputed
 from publications.ingest.hashing import hashed
 from publications.ingest.lookups import stored_records
 from publications.ingest.merge import new_work
@@ -37,7 +37,7 @@ class PreparedBatch:
         self.run, self.entity, self.turns = run, entity, turns
         self.keyed = [(record_identity(entity, p), p) for p in payloads]
         ids = {key[2] for key, _ in self.keyed if key}
-        self.source, self.stored, self.ahead = None, {}, Ahead()
+        self.source, self.stored, self.ahead = None, {}, Precomputed()
         if ids:
             self.source, kind = next((key[0], key[1]) for key, _ in self.keyed if key)
             self.stored = stored_records(self.source, kind, ids)
@@ -94,7 +94,7 @@ class PreparedBatch:
             self.outcome = (changed + again, ahead, mapped + more, problems + more_problems)
 
     def result(self):
-        """(changed payloads, an ``Ahead``, (payload, record) pairs, problems)."""
+        """(changed payloads, a ``Precomputed``, (payload, record) pairs, problems)."""
         if self.outcome is None:
             if self.turns:
                 with self.turns.waiting():

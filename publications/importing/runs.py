@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from publications import signals
 from publications.importing.positions import Part, Position
-from publications.ingest import BatchResult
+from publications.ingest.batch import BatchResult
 from publications.models import ImportRun, Source
 
 logger = logging.getLogger("publications")

@@ -1,14 +1,7 @@
-"""Records -> database: upsert, deduplicate, resolve authors, keep provenance."""
+"""Records -> database: upsert, deduplicate, resolve authors, keep provenance.
 
-from publications.ingest.author_records import ingest_authors, ingest_institutions
-from publications.ingest.hashing import content_hash
-from publications.ingest.works import Ahead, BatchResult, ingest_works
-
-__all__ = [
-    "Ahead",
-    "BatchResult",
-    "content_hash",
-    "ingest_authors",
-    "ingest_institutions",
-    "ingest_works",
-]
+``works`` writes a batch of work records (with ``authorships``, ``bylines``,
+``title_matches``, ``citations``); ``author_records`` writes author and
+institution records; ``batch`` holds what a batch is handed and reports.
+This package imports nothing itself: import from its modules.
+"""

@@ -6,7 +6,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from publications.ingest import entities
-from publications.ingest.batch import Pending
+from publications.ingest.batch import IncomingWork
 from publications.ingest.bylines import Constraints, Item, Resolved
 from publications.ingest.rows import allocate_ids, any_of, insert_rows, on_postgresql
 from publications.models import (
@@ -176,7 +176,7 @@ def load_constraints(work_ids: set[int]) -> Constraints:
     return Constraints(cannot, must)
 
 
-def write_unlinked(pending: list[Pending], unlinked: dict) -> None:
+def write_unlinked(pending: list[IncomingWork], unlinked: dict) -> None:
     """Replace each record's unlinked byline positions with what this batch left unlinked."""
     known = defaultdict(set)
     for item in pending:

@@ -28,8 +28,8 @@ class BatchResult:
 
 
 @dataclass
-class Ahead:
-    """Work done for a batch before it is written (in another thread), by ``id()``.
+class Precomputed:
+    """What was computed for a batch before it is written (in another thread), by ``id()``.
 
     ``hashes``: the ``Hashed`` of payloads; ``drafts``: a new ``Work`` built from a
     record (``new_work``), used if no stored work matches it. ``stored``: the source
@@ -52,7 +52,9 @@ class Ahead:
 
 
 @dataclass
-class Pending:
+class IncomingWork:
+    """One record of the batch on its way to the database: its payload, mapped record and work."""
+
     payload: dict
     record: WorkRecord
     digest: str

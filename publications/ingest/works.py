@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from publications.ingest import entities
 from publications.ingest.authorships import AuthorshipWriter, load_constraints, write_unlinked
-from publications.ingest.batch import Ahead, BatchResult, Pending
+from publications.ingest.batch import BatchResult, IncomingWork, Precomputed
 from publications.ingest.bylines import AuthorResolver, Item
 from publications.ingest.citations import write_citations
 from publications.ingest.hashing import content_hash
@@ -73,7 +73,7 @@ class WorkBatch:
     ):
         self.run = run
         self.fetched_at = fetched_at or timezone.now()
-        self.ahead = ahead or Ahead()
+        self.ahead = ahead or Precomputed()
         self.result = BatchResult()
         self.items = self._dedupe(items)
         self.merge_candidates: list[MergeCandidate] = []
@@ -110,7 +110,7 @@ class WorkBatch:
 
     # Source records and what changed -------------------------------------------
 
-    def _changed_only(self) -> list[Pending]:
+    def _changed_only(self) -> list[IncomingWork]:
         keys = {(record.source, record.external_id) for _, record in self.items}
         stored = {key: self.ahead.stored[key] for key in keys if key in self.ahead.stored}
         by_source = defaultdict(set)
@@ -139,15 +139,15 @@ class WorkBatch:
                 self.result.unchanged += 1
                 continue
             text = JsonText(known.text) if known else None
-            pending.append(Pending(payload, record, digest, row, text))
+            pending.append(IncomingWork(payload, record, digest, row, text))
         return pending
 
     # Finding the work each record describes ------------------------------------
 
-    def _find_works(self, pending: list[Pending]) -> None:
+    def _find_works(self, pending: list[IncomingWork]) -> None:
         by_key = self._works_by_key(pending)
         linked = self._works_by_source_record(pending)
-        in_batch: dict[str, Pending] = {}
+        in_batch: dict[str, IncomingWork] = {}
         for item in pending:
             item.deferred = False
             work = linked.get(item.source_record.pk) if item.source_record else None
@@ -172,7 +172,7 @@ class WorkBatch:
             else:
                 claimed.add(id(item.work))
 
-    def _works_by_key(self, pending: list[Pending]) -> dict[str, Work]:
+    def _works_by_key(self, pending: list[IncomingWork]) -> dict[str, Work]:
         dois = {p.record.doi for p in pending if p.record.doi}
         arxiv_ids = {p.record.arxiv_id for p in pending if p.record.arxiv_id}
         openalex_ids = {p.record.openalex_id for p in pending if p.record.openalex_id}
@@ -192,7 +192,7 @@ class WorkBatch:
         return by_key
 
     @staticmethod
-    def _works_by_source_record(pending: list[Pending]) -> dict[int, Work]:
+    def _works_by_source_record(pending: list[IncomingWork]) -> dict[int, Work]:
         ids = {p.source_record.work_id: p.source_record.pk for p in pending if p.source_record}
         ids.pop(None, None)
         if not ids:
@@ -200,7 +200,7 @@ class WorkBatch:
         works = _follow_work_merges(list(Work.objects.filter(any_of("pk", ids))))
         return {ids[original.pk]: target for original, target in works}
 
-    def _match_titles(self, fresh: list[Pending]) -> None:
+    def _match_titles(self, fresh: list[IncomingWork]) -> None:
         """Merge a new record into a work with the same title, year and first author.
 
         Stored works are matched first, then the new works of earlier records of
@@ -244,7 +244,7 @@ class WorkBatch:
 
     # Writing works -------------------------------------------------------------
 
-    def _create_works(self, pending: list[Pending]) -> None:
+    def _create_works(self, pending: list[IncomingWork]) -> None:
         fresh = list({id(p.work): p.work for p in pending if p.is_new}.values())
         if not fresh:
             return
@@ -264,7 +264,7 @@ class WorkBatch:
         for work in fresh:
             self.result.work_ids.add(work.pk)
 
-    def _update_works(self, pending: list[Pending]) -> None:
+    def _update_works(self, pending: list[IncomingWork]) -> None:
         works = {}
         for item in pending:
             apply_record(item.work, item.record)
@@ -274,7 +274,7 @@ class WorkBatch:
         self.result.updated += len(works)
         self.result.work_ids.update(works)
 
-    def _assign_venues(self, pending: list[Pending]) -> None:
+    def _assign_venues(self, pending: list[IncomingWork]) -> None:
         """Venues are set before works are written, so a new work is inserted complete."""
         venues = entities.upsert_venues(p.record.venue for p in pending if p.record.venue)
         for item in pending:
@@ -286,7 +286,7 @@ class WorkBatch:
 
     # Authorships ---------------------------------------------------------------
 
-    def _write_authorships(self, pending: list[Pending]) -> None:
+    def _write_authorships(self, pending: list[IncomingWork]) -> None:
         # A work created by this batch has no authorships or link decisions yet.
         known_ids = {p.work.pk for p in pending if not p.is_new}
         existing = defaultdict(list)
@@ -310,7 +310,7 @@ class WorkBatch:
 
     # Topics and grants ---------------------------------------------------------
 
-    def _write_topics(self, pending: list[Pending]) -> None:
+    def _write_topics(self, pending: list[IncomingWork]) -> None:
         topics = entities.upsert_topics(t for p in pending for t in p.record.topics)
         by_source = defaultdict(set)
         rows = {}
@@ -340,7 +340,7 @@ class WorkBatch:
             [row for key, row in rows.items() if key not in kept],
         )
 
-    def _write_grants(self, pending: list[Pending]) -> None:
+    def _write_grants(self, pending: list[IncomingWork]) -> None:
         with_grants = [p for p in pending if p.record.source == Source.OPENALEX]
         if not with_grants:
             return
@@ -359,7 +359,7 @@ class WorkBatch:
 
     # Provenance and decisions for staff ----------------------------------------
 
-    def _write_source_records(self, pending: list[Pending]) -> None:
+    def _write_source_records(self, pending: list[IncomingWork]) -> None:
         new, changed = [], []
         now, run_id = self.fetched_at, self.run.pk if self.run else None
         for item in pending:
@@ -390,7 +390,7 @@ class WorkBatch:
             changed, ["payload", "content_hash", "fetched_at", "work", "import_run"]
         )
 
-    def _write_citations(self, pending: list[Pending]) -> None:
+    def _write_citations(self, pending: list[IncomingWork]) -> None:
         """Reference lists and arrivals; a cited work whose citations changed is "touched"."""
         arrived = {p.work.openalex_id for p in pending if p.work.openalex_id}
         arrived |= {p.record.openalex_id for p in pending if p.record.openalex_id}
@@ -443,7 +443,7 @@ def ingest_works(
     *,
     run=None,
     fetched_at: datetime | None = None,
-    ahead: Ahead | None = None,
+    ahead: Precomputed | None = None,
 ) -> BatchResult:
     """Write one batch of mapped work records (call inside a transaction).
 

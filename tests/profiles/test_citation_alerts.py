@@ -13,7 +13,7 @@ from profiles.following import digest
 from profiles.following import services as following
 from profiles.following.services import FollowError
 from profiles.models import Follow, Notification, Preferences
-from publications.ingest import ingest_works
+from publications.ingest.works import ingest_works
 from publications.models import Citation
 from publications.records import WorkRecord
 from tests.factories import AuthorFactory, WorkFactory

@@ -8,7 +8,7 @@ from django.db import transaction
 from profiles.claims import ownership
 from profiles.models import Profile
 from publications import curation, exports, list_exports
-from publications.ingest import ingest_works
+from publications.ingest.works import ingest_works
 from publications.models import (
     Author,
     Authorship,
