@@ -115,15 +115,18 @@ def _vectorise(documents: Iterator[str]) -> tuple[sparse.csr_matrix, np.ndarray]
     return matrix[:, np.flatnonzero(document_frequency >= 2)].tocsr(), has_words
 
 
-def load_corpus() -> Corpus:
-    """Read every visible work's text, dates, topics and authors (a fixed number of queries)."""
-    ids: list[int] = []
-    starts: list[int] = []
-    ends: list[int] = []
-    abstracts: list[bool] = []
-    priors: list[float] = []
+@dataclass
+class _WorkFacts:
+    """What is read beside each work's text, in id order."""
 
-    def documents() -> Iterator[str]:
+    ids: list[int] = field(default_factory=list)
+    starts: list[int] = field(default_factory=list)
+    ends: list[int] = field(default_factory=list)
+    abstracts: list[bool] = field(default_factory=list)
+    priors: list[float] = field(default_factory=list)
+
+    def documents(self) -> Iterator[str]:
+        """Each visible work's text (title twice, then abstract), noting its facts as it goes."""
         rows = (
             Work.objects.visible()
             .order_by("id")
@@ -134,25 +137,29 @@ def load_corpus() -> Corpus:
                 "publication_date",
                 "publication_year",
                 "prior_similarity",
-            )  # fmt: skip
+            )
         )
         for pk, title, abstract, published, year, prior in rows.iterator(chunk_size=2000):
-            ids.append(pk)
+            self.ids.append(pk)
             start, end = _days(published, year)
-            starts.append(start)
-            ends.append(end)
-            abstracts.append(bool(abstract and abstract.strip()))
-            priors.append(np.nan if prior is None else prior)
+            self.starts.append(start)
+            self.ends.append(end)
+            self.abstracts.append(bool(abstract and abstract.strip()))
+            self.priors.append(np.nan if prior is None else prior)
             title = plain_text(title)
             yield f"{title}\n{title}\n{plain_text(abstract)}"
 
-    vectors = _vectorise(documents())
-    n = len(ids)
+
+def load_corpus() -> Corpus:
+    """Read every visible work's text, dates, topics and authors (a fixed number of queries)."""
+    facts = _WorkFacts()
+    vectors = _vectorise(facts.documents())
+    n = len(facts.ids)
     if vectors is None:
         text, has_text = sparse.csr_matrix((n, 0), dtype=np.float32), np.zeros(n, dtype=bool)
     else:
         text, has_text = vectors
-    row_of = {pk: row for row, pk in enumerate(ids)}
+    row_of = {pk: row for row, pk in enumerate(facts.ids)}
     visible = Q(work__merged_into__isnull=True)
     topic_pairs = WorkTopic.objects.filter(visible).values_list("work_id", "topic_id")
     topics, topic_ids = _incidence(topic_pairs.iterator(chunk_size=5000), row_of, n)
@@ -163,22 +170,26 @@ def load_corpus() -> Corpus:
     return Corpus(
         references=references,
         citers=citers,
-        ids=np.array(ids, dtype=np.int64),
+        ids=np.array(facts.ids, dtype=np.int64),
         text=text,
         topics=topics,
         authors=authors,
         topic_ids=topic_ids,
         author_ids=author_ids,
-        start=np.array(starts, dtype=np.int64),
-        end=np.array(ends, dtype=np.int64),
+        start=np.array(facts.starts, dtype=np.int64),
+        end=np.array(facts.ends, dtype=np.int64),
         has_text=has_text,
-        has_abstract=np.array(abstracts, dtype=bool),
-        prior=np.array(priors, dtype=np.float64),
+        has_abstract=np.array(facts.abstracts, dtype=bool),
+        prior=np.array(facts.priors, dtype=np.float64),
         topic_frequency={int(t): int(f) for t, f in zip(topic_ids, frequency, strict=True)},
-        topic_names=dict(Topic.objects.filter(id__in=topic_ids.tolist()).values_list("id", "name"))
-        if len(topic_ids)
-        else {},
+        topic_names=_topic_names(topic_ids),
     )
+
+
+def _topic_names(topic_ids: np.ndarray) -> dict[int, str]:
+    if not len(topic_ids):
+        return {}
+    return dict(Topic.objects.filter(id__in=topic_ids.tolist()).values_list("id", "name"))
 
 
 def _citation_incidence(row_of: dict[int, int], n: int):
@@ -186,9 +197,10 @@ def _citation_incidence(row_of: dict[int, int], n: int):
     links = Citation.objects.filter(citing__merged_into__isnull=True)
     cited_ids = links.values_list("citing_id", "cited_openalex_id").order_by()
     numbered = (
-        (work_id, int(cited[1:])) for work_id, cited in cited_ids.iterator(chunk_size=5000)
+        (work_id, int(cited[1:]))
+        for work_id, cited in cited_ids.iterator(chunk_size=5000)
         if cited[1:].isdigit()
-    )  # fmt: skip
+    )
     references, _ = _incidence(numbered, row_of, n)
     citing = links.filter(cited__isnull=False).values_list("cited_id", "citing_id").order_by()
     citers, _ = _incidence(citing.iterator(chunk_size=5000), row_of, n)
