@@ -1,7 +1,6 @@
 """ "More like this" and prior similarity, computed over the whole corpus.
 
-Each visible work is compared with every other one on three things, combined
-into one score in [0, 1]:
+Two works are compared on five things, combined into one score in [0, 1]:
 
 - text: TF-IDF cosine over title (counted twice) and abstract;
 - topics: Jaccard overlap of the works' topics;
@@ -19,9 +18,18 @@ The five best matches (score at least ``MIN_SCORE``) are stored as
 before it (a work dated only by year is earlier than another only when its
 whole year is). Novelty (publications.metrics) is read from it.
 
-Memory stays bounded however large the corpus: the vectors are sparse, and
-scores are computed for ``chunk_rows`` works at a time against the corpus
-(one sparse product per chunk), so no corpus-by-corpus matrix ever exists.
+No work is compared with every other: an approximate nearest-neighbour index
+(``neighbours``) gives each work a few dozen candidates, by the whole score and
+by text alone, and the candidates are scored exactly (``candidates``), so the
+scores and reasons shown are those of the pair. A full run costs about n log n,
+a few new works cost about their own number; memory is the corpus's sparse rows
+plus two dense vectors per work. Prior similarity is read among the candidates
+(see ``candidates.prior_among`` for what that misses). ``exact`` keeps the
+all-pairs computation, against which the benchmark and tests measure recall.
+
+Modules: ``corpus`` (reading), ``neighbours`` (candidates), ``candidates`` and
+``scoring`` (scores and reasons), ``storing`` (writing), ``services`` (what
+callers run), ``exact`` (the reference).
 """
 
 from publications.similarity.corpus import Corpus, load_corpus

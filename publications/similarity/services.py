@@ -9,8 +9,15 @@ import numpy as np
 from django.db.models import Count, Min, Q
 
 from publications.models import Authorship, Work, WorkSimilarity
+from publications.similarity.candidates import (
+    CandidateScores,
+    best_among,
+    prior_among,
+    raised_among,
+    score_candidates,
+)
 from publications.similarity.corpus import Corpus, load_corpus
-from publications.similarity.exact import ChunkScores, best_matches, prior_similarity, score_chunks
+from publications.similarity.neighbours import CANDIDATES, Neighbours
 from publications.similarity.scoring import NEIGHBOURS
 from publications.similarity.storing import (
     Outcome,
@@ -21,18 +28,20 @@ from publications.similarity.storing import (
 
 logger = logging.getLogger("publications")
 
-# When a few works change, each may enter the lists of this many of its best matches.
-REVERSE_CANDIDATES = 50
 # Past this share of the corpus, recomputing everything costs less than updating.
 FULL_RUN_SHARE = 0.25
 
 
 def similarities_compute_all(*, corpus: Corpus | None = None, progress=None) -> Outcome:
-    """Recompute every visible work's matches and prior similarity."""
+    """Recompute every visible work's matches and prior similarity.
+
+    Each work is scored exactly against its ``neighbours.CANDIDATES`` nearest
+    works in an approximate nearest-neighbour index, not against every work.
+    """
     corpus = corpus or load_corpus()
     outcome = Outcome(works=len(corpus))
-    rows = np.arange(len(corpus))
-    for scores in score_chunks(corpus, rows):
+    neighbours = Neighbours(corpus)
+    for scores in score_candidates(corpus, np.arange(len(corpus)), neighbours):
         outcome.links += _store_chunk(corpus, scores, outcome)
         if progress:
             progress(int(scores.rows[-1]) + 1, len(corpus))
@@ -47,10 +56,10 @@ def similarities_update(*, work_ids: Iterable[int], corpus: Corpus | None = None
     """Recompute the matches of ``work_ids`` and of the works whose lists they change.
 
     The given works get fresh lists and prior similarities. A list of another
-    work is recomputed when it holds one of them, or when one of them, among its
-    ``REVERSE_CANDIDATES`` best matches, scores above that list's weakest entry.
-    A later work's prior similarity rises when one of them resembles it more
-    than anything stored so far.
+    work is recomputed when it holds one of them, or when one of them scores
+    above that list's weakest entry with it (among the given work's candidates).
+    A later candidate's prior similarity rises when one of them resembles it
+    more than anything stored so far.
     """
     corpus = corpus or load_corpus()
     targets = corpus.rows_of(work_ids)
@@ -58,41 +67,32 @@ def similarities_update(*, work_ids: Iterable[int], corpus: Corpus | None = None
     if not len(targets):
         return outcome
     target_set = set(targets.tolist())
+    neighbours = Neighbours(corpus, graph=False)  # a few works: a flat scan each
     offers: dict[int, float] = {}  # other row -> best score a target reaches with it
-    for scores in score_chunks(corpus, targets):
+    for scores in score_candidates(corpus, targets, neighbours):
         outcome.links += _store_chunk(corpus, scores, outcome)
-        raised = _raised_priors(corpus, scores, exclude=target_set)
+        raised = raised_among(corpus, scores, exclude=target_set)
         _write_priors(corpus, raised)
         outcome.priors_changed.update(int(corpus.ids[r]) for r in raised)
         for i in range(len(scores.rows)):
-            for match in best_matches(scores, i, limit=REVERSE_CANDIDATES):
+            for match in best_among(scores, i, limit=CANDIDATES):
                 if match.similar_row not in target_set:
                     offers[match.similar_row] = max(offers.get(match.similar_row, 0), match.score)
     redo = _lists_to_redo(corpus, offers, targets)
     outcome.lists_updated = len(redo)
-    for scores in score_chunks(corpus, redo):
+    for scores in score_candidates(corpus, redo, neighbours):
         outcome.links += _store_chunk(corpus, scores, outcome)
     return outcome
 
 
-def _store_chunk(corpus: Corpus, scores: ChunkScores, outcome: Outcome) -> int:
+def _store_chunk(corpus: Corpus, scores: CandidateScores, outcome: Outcome) -> int:
     """Write the lists and prior similarities of a chunk's works; return matches stored."""
-    lists = {int(r): best_matches(scores, i) for i, r in enumerate(scores.rows)}
+    lists = {int(r): best_among(scores, i) for i, r in enumerate(scores.rows)}
     written = _write_lists(corpus, lists)
-    changed = _prior_changes(corpus, scores.rows, prior_similarity(corpus, scores))
+    changed = _prior_changes(corpus, scores.rows, prior_among(corpus, scores))
     _write_priors(corpus, changed)
     outcome.priors_changed.update(int(corpus.ids[r]) for r in changed)
     return written
-
-
-def _raised_priors(corpus: Corpus, scores: ChunkScores, *, exclude: set[int]) -> dict[int, float]:
-    """Later works whose closest earlier work is now one of this chunk's."""
-    later = corpus.start[None, :] > corpus.end[scores.rows][:, None]
-    best_from_chunk = np.where(later, scores.text, np.float32(0)).max(axis=0)
-    known = (corpus.start >= 0) & corpus.has_text
-    current = np.nan_to_num(corpus.prior, nan=np.inf)
-    raised = np.flatnonzero(known & (best_from_chunk > current + 1e-4))
-    return {int(r): round(float(best_from_chunk[r]), 4) for r in raised if int(r) not in exclude}
 
 
 def _lists_to_redo(corpus: Corpus, offers: dict[int, float], targets: np.ndarray) -> np.ndarray:

@@ -3,12 +3,13 @@ import time
 from django.core.management.base import BaseCommand
 
 from publications import metrics, similarity
+from publications.similarity import neighbours
 
 
 class Command(BaseCommand):
     help = (
         'Recompute "More like this", prior similarity and Novelty for the whole corpus, '
-        "a chunk of works at a time (or only for the given work ids)."
+        "each work against its nearest candidates (or only for the given work ids)."
     )
 
     def add_arguments(self, parser):
@@ -23,7 +24,7 @@ class Command(BaseCommand):
             f"Corpus: {len(corpus)} works, {corpus.text.shape[1]} terms, "
             f"{len(corpus.topic_ids)} topics, {len(corpus.author_ids)} authors "
             f"(loaded in {time.monotonic() - started:.1f} s); "
-            f"{similarity.chunk_size(corpus)} works per chunk."
+            f"up to {2 * neighbours.CANDIDATES} candidates per work."
         )
         if work_ids:
             outcome = similarity.similarities_update(work_ids=work_ids, corpus=corpus)

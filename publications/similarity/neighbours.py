@@ -1,0 +1,120 @@
+"""Candidate matches from approximate nearest neighbours, so no work meets every other.
+
+Each work becomes one dense vector whose inner products follow the score: the
+five sparse parts (text, topics, authors, references, citers), each row
+L2-normalised and weighed by the square root of its weight, side by side, then
+reduced by a truncated SVD fitted on a sample (``SVD_SAMPLE`` works, so its cost
+does not grow with the corpus) and normalised. A faiss HNSW graph over those
+vectors gives each work its ``CANDIDATES`` nearest others in about log(n) steps;
+the candidates are then scored exactly (``publications.similarity.candidates``),
+so a match shows the same score and reasons as if every pair had been compared.
+
+Below ``EXACT_BELOW`` works every work is a candidate of every other: the answer
+is exact and no index is built.
+"""
+
+from __future__ import annotations
+
+import faiss
+import numpy as np
+from scipy import sparse
+from sklearn.decomposition import TruncatedSVD
+from sklearn.preprocessing import normalize
+
+from publications.similarity.corpus import Corpus
+from publications.similarity.scoring import WEIGHTS
+
+CANDIDATES = 40
+DIMENSIONS = 128
+SVD_SAMPLE = 50_000
+EXACT_BELOW = 2_000
+# HNSW: links per node, and how wide the build and the search look.
+HNSW_LINKS = 32
+HNSW_BUILD_WIDTH = 80
+HNSW_SEARCH_WIDTH = 128
+# Works whose vectors are computed (and searched) at once.
+BATCH = 20_000
+SEED = 7
+
+
+ALL_PARTS = ("text", "topics", "authors", "references", "citers")
+
+
+def _parts(corpus: Corpus, rows: np.ndarray, names=ALL_PARTS) -> sparse.csr_matrix:
+    """The weighted, normalised sparse parts of ``rows``, side by side."""
+    blocks = []
+    for name in names:
+        matrix = getattr(corpus, name)
+        if matrix.shape[1]:
+            block = normalize(matrix[rows].astype(np.float32), copy=False)
+            blocks.append(block * np.float32(np.sqrt(WEIGHTS[name])))
+    if not blocks:
+        return sparse.csr_matrix((len(rows), 0), dtype=np.float32)
+    return sparse.hstack(blocks, format="csr", dtype=np.float32)
+
+
+def embed(corpus: Corpus, names=ALL_PARTS) -> np.ndarray:
+    """Dense unit vectors (works x dimensions, float32) whose inner products follow the score.
+
+    ``names``: the parts of the score to follow (all of them, or only the text).
+    """
+    n = len(corpus)
+    sample = np.arange(n)
+    if n > SVD_SAMPLE:
+        sample = np.sort(np.random.default_rng(SEED).choice(n, SVD_SAMPLE, replace=False))
+    fitted = _parts(corpus, sample, names)
+    dimensions = min(DIMENSIONS, max(fitted.shape[1] - 1, 1), max(len(sample) - 1, 1))
+    vectors = np.zeros((n, dimensions), dtype=np.float32)
+    if not fitted.shape[1] or fitted.shape[1] < 2:
+        return vectors
+    svd = TruncatedSVD(n_components=dimensions, n_iter=4, random_state=SEED).fit(fitted)
+    del fitted
+    components = svd.components_.astype(np.float32).T
+    for begin in range(0, n, BATCH):
+        rows = np.arange(begin, min(begin + BATCH, n))
+        vectors[rows] = _parts(corpus, rows, names) @ components
+    return normalize(vectors, copy=False)
+
+
+def _index(vectors: np.ndarray, graph: bool):
+    if graph:
+        index = faiss.IndexHNSWFlat(vectors.shape[1], HNSW_LINKS, faiss.METRIC_INNER_PRODUCT)
+        index.hnsw.efConstruction = HNSW_BUILD_WIDTH
+        index.hnsw.efSearch = HNSW_SEARCH_WIDTH
+    else:  # a few works to place: a flat scan costs less than building a graph
+        index = faiss.IndexFlatIP(vectors.shape[1])
+    index.add(vectors)
+    return index
+
+
+class Neighbours:
+    """Nearest works for any row of the corpus: by the whole score, and by text alone.
+
+    The text-only neighbours are what prior similarity (the closest earlier
+    text) is read from; both sets are scored in full.
+    """
+
+    def __init__(self, corpus: Corpus, *, graph: bool = True):
+        self.size = len(corpus)
+        self.searches = []  # (vectors, index) pairs
+        if self.size >= EXACT_BELOW:
+            for names in (ALL_PARTS, ("text",)):
+                vectors = embed(corpus, names)
+                self.searches.append((vectors, _index(vectors, graph)))
+
+    def of(self, rows: np.ndarray, *, k: int = CANDIDATES) -> np.ndarray:
+        """The candidate rows of each of ``rows`` (-1 where there are fewer; never itself).
+
+        Up to ``k`` by the whole score and ``k`` by text, without repeats.
+        """
+        if not self.searches:  # small corpus: everyone
+            others = np.tile(np.arange(self.size), (len(rows), 1))
+            others[others == rows[:, None]] = -1
+            return others
+        found = np.hstack([index.search(vectors[rows], k)[1] for vectors, index in self.searches])
+        found[found == rows[:, None]] = -1
+        found.sort(axis=1)
+        repeated = np.zeros(found.shape, dtype=bool)
+        repeated[:, 1:] = found[:, 1:] == found[:, :-1]
+        found[repeated] = -1
+        return found
