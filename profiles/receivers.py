@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
+from profiles.models import Claim, Follow, Profile
 from profiles.signals import claim_changed
+from publications import pagecache
 from publications.signals import authors_changed, import_run_ended
 
 
@@ -32,3 +35,14 @@ def link_added_works(sender, run_id, **kwargs) -> None:
     from profiles.claims import ownership
 
     ownership.work_links_after_import(run_id=run_id)
+
+
+@receiver(post_save, sender=Profile, dispatch_uid="profiles.page_after_profile_save")
+@receiver(post_delete, sender=Profile, dispatch_uid="profiles.page_after_profile_delete")
+@receiver(post_save, sender=Claim, dispatch_uid="profiles.page_after_claim_save")
+@receiver(post_delete, sender=Claim, dispatch_uid="profiles.page_after_claim_delete")
+@receiver(post_save, sender=Follow, dispatch_uid="profiles.page_after_follow_save")
+@receiver(post_delete, sender=Follow, dispatch_uid="profiles.page_after_follow_delete")
+def renew_researcher_page(sender, instance, **kwargs) -> None:
+    """The owner's profile, a claim or a follow changed: the cached page is stale."""
+    pagecache.authors_bump([instance.author_id])

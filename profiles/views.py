@@ -8,6 +8,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 
 from profiles.selectors import researcher_page
+from publications import pagecache
 from publications.identifiers import normalize_openalex_id, normalize_orcid, openalex_is_local
 from publications.models import Author
 
@@ -24,6 +25,7 @@ def _redirect_keeping_query(request: HttpRequest, author: Author) -> HttpRespons
     return redirect(url, permanent=True)
 
 
+@pagecache.anonymous_page("author")
 def researcher_detail(request: HttpRequest, pk: int, slug: str = "") -> HttpResponse:
     author = _author_for_page(pk)
     if author.merged_into_id:

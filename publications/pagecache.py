@@ -85,7 +85,7 @@ def cacheable_request(request: HttpRequest) -> bool:
         request.method in ("GET", "HEAD")
         and not request.COOKIES
         and not request.headers.get("HX-Request")
-        and getattr(settings, "PAGE_CACHE", True)
+        and settings.PAGE_CACHE
     )
 
 

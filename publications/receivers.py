@@ -32,7 +32,9 @@ def renew_pages(sender, author_ids=(), work_ids=None, **kwargs) -> None:
 @receiver(post_save, sender=Work, dispatch_uid="publications.page_after_work_save")
 @receiver(post_delete, sender=Work, dispatch_uid="publications.page_after_work_delete")
 def renew_work_page(sender, instance: Work, **kwargs) -> None:
+    """An edited work shows on its page and in its authors' work lists."""
     pagecache.works_bump([instance.pk])
+    pagecache.authors_bump(author_id for _, author_id in pagecache.work_authors(instance.pk))
 
 
 @receiver(post_save, sender=Author, dispatch_uid="publications.page_after_author_save")

@@ -52,6 +52,21 @@ def _fresh_cache():
     yield
 
 
+@pytest.fixture(autouse=True)
+def _no_page_cache(settings):
+    """Pages render from the database: tests change rows without saying so.
+
+    The tests of the page cache ask for ``page_cache``.
+    """
+    settings.PAGE_CACHE = False
+
+
+@pytest.fixture
+def page_cache(_no_page_cache, settings):
+    """Whole anonymous pages kept in the cache, as the site runs."""
+    settings.PAGE_CACHE = True
+
+
 REAL_FIXTURES_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures" / "real"
 
 

@@ -7,7 +7,7 @@ from publications import pagecache
 from publications.signals import authors_changed
 from tests.factories import AuthorFactory, AuthorshipFactory, WorkFactory
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("page_cache")]
 
 HIT = pagecache.HIT_HEADER
 
