@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
-from profiles.models import Claim, Follow, Profile
+from profiles import tasks
+from profiles.claims import ownership
 from profiles.signals import claim_changed
-from publications import pagecache
 from publications.signals import authors_changed, import_run_ended
 
 
 @receiver(authors_changed, dispatch_uid="profiles.new_work_notifications")
 def queue_new_work_notifications(sender, author_ids, **kwargs) -> None:
     """An import batch (or a curation decision) committed: announce new works to followers."""
-    from profiles import tasks
-
     if author_ids:
         tasks.notify_new_works.delay(sorted(set(author_ids)))
         tasks.notify_new_citations.delay(sorted(set(author_ids)))
@@ -24,25 +21,11 @@ def queue_new_work_notifications(sender, author_ids, **kwargs) -> None:
 @receiver(claim_changed, dispatch_uid="profiles.claimed_notifications")
 def queue_claimed_notification(sender, author_id, **kwargs) -> None:
     """A claim changed: if the record is now claimed, its followers hear about it once."""
-    from profiles import tasks
-
     tasks.notify_claimed.delay(author_id)
 
 
 @receiver(import_run_ended, dispatch_uid="profiles.link_added_works")
 def link_added_works(sender, run_id, **kwargs) -> None:
     """An import an owner asked for ended: the works it brought go on their record."""
-    from profiles.claims import ownership
-
-    ownership.work_links_after_import(run_id=run_id)
-
-
-@receiver(post_save, sender=Profile, dispatch_uid="profiles.page_after_profile_save")
-@receiver(post_delete, sender=Profile, dispatch_uid="profiles.page_after_profile_delete")
-@receiver(post_save, sender=Claim, dispatch_uid="profiles.page_after_claim_save")
-@receiver(post_delete, sender=Claim, dispatch_uid="profiles.page_after_claim_delete")
-@receiver(post_save, sender=Follow, dispatch_uid="profiles.page_after_follow_save")
-@receiver(post_delete, sender=Follow, dispatch_uid="profiles.page_after_follow_delete")
-def renew_researcher_page(sender, instance, **kwargs) -> None:
-    """The owner's profile, a claim or a follow changed: the cached page is stale."""
-    pagecache.authors_bump([instance.author_id])
+    for link in ownership.works_to_link_after_import(run_id=run_id):
+        tasks.link_added_work.delay(*link)

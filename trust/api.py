@@ -13,7 +13,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from publications.models import Author
-from trust import scoring, selectors, services
+from trust import scoring, selectors, sending
 from trust.models import Tier, TrustScore, TrustScoreHistory
 
 
@@ -117,7 +117,7 @@ class AuthorTrustView(APIView):
         fresh = None
         if stored is None:
             fresh = scoring.score(selectors.author_signals(author.pk))
-            services.trust_score_request(author_id=author.pk)
+            sending.trust_score_request(author_id=author.pk)
         body = _body(author.pk, stored, fresh)
         body["components"] = _absolute(request, body["components"])
         body["history"] = TrustScoreHistory.objects.filter(author=author).order_by(

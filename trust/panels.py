@@ -10,8 +10,9 @@ from dataclasses import dataclass
 
 from profiles.selectors import researcher_page_section
 from publications.models import Author
-from trust import scoring, selectors, services
+from trust import scoring, selectors
 from trust.models import TrustScore
+from trust.sending import trust_score_request
 from trust.sparkline import Sparkline, sparkline
 
 
@@ -40,5 +41,5 @@ def trust_panel(author: Author) -> TrustPanel:
         tier_label=scoring.tier_label(score.tier) if score else "",
         level_text=scoring.LEVELS.get(score.level, "") if score else "",
         spark=sparkline(snap.history),
-        queued=services.trust_score_request(author_id=author.pk) if score is None else False,
+        queued=trust_score_request(author_id=author.pk) if score is None else False,
     )

@@ -10,12 +10,12 @@ from django.db.models.signals import post_migrate
 from django.dispatch import receiver
 
 from profiles.signals import claim_changed, follow_changed, report_upheld
+from publications.models import AuditEvent
 from publications.signals import authors_changed
+from trust import services, tasks
 
 
 def _queue(author_ids, reason: str) -> None:
-    from trust import tasks
-
     ids = sorted({int(pk) for pk in author_ids or () if pk})
     if ids:
         tasks.recompute_authors.delay(ids, reason)
@@ -28,8 +28,6 @@ def after_import(sender, author_ids=(), **kwargs) -> None:
 
 @receiver(claim_changed, dispatch_uid="trust.recompute_after_claim")
 def after_claim(sender, author_id=None, **kwargs) -> None:
-    from trust import tasks
-
     if author_id:
         tasks.recompute_claimed.delay(int(author_id))
 
@@ -58,9 +56,6 @@ def rescore_reopened_claims(sender, app_config=None, plan=None, using="default",
     applied = {(m.app_label, m.name) for m, backwards in plan or () if not backwards}
     if REOPENING_MIGRATION not in applied:
         return
-    from publications.models import AuditEvent
-    from trust import services
-
     events = AuditEvent.objects.using(using).filter(
         action="claim_reopen", data__migration=".".join(REOPENING_MIGRATION)
     )

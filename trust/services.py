@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from datetime import datetime
 
 import orjson
-from django.core.cache import cache
 from django.db import connection, transaction
 from django.utils import timezone
 
@@ -19,7 +18,6 @@ from trust.models import TrustScore, TrustScoreHistory
 
 CHUNK = 1000  # authors read, scored and written together
 SCORE_FIELDS = ["score", "tier", "level", "claim_status", "components", "digest", "computed_at"]
-FIRST_SCORE_DEBOUNCE = 600  # seconds between two requests to score an unscored author
 
 
 @dataclass
@@ -207,20 +205,3 @@ def coauthor_ids(author_id: int) -> list[int]:
         .values_list("author_id", flat=True)
         .distinct()
     )
-
-
-def trust_score_request(*, author_id: int) -> bool:
-    """Ask a worker to score an author that has no score yet; True when a task was queued.
-
-    Pages call this while rendering, so it never computes in the request: with no
-    worker (tasks inline) it does nothing, as imports and claims score authors
-    as they happen there. Repeated views queue one task per ten minutes.
-    """
-    from trust import tasks
-
-    if tasks.recompute_authors.app.conf.task_always_eager:
-        return False
-    if not cache.add(f"trust:first-score:{author_id}", 1, timeout=FIRST_SCORE_DEBOUNCE):
-        return False
-    tasks.recompute_authors.delay([author_id], "first view of an unscored record")
-    return True

@@ -28,8 +28,12 @@ def recompute_claimed(author_id: int, reason: str = "claim changed") -> dict:
     return {"computed": summary.computed, "changed": summary.changed}
 
 
-@shared_task(name="trust.tasks.recompute_all", bind=True, soft_time_limit=RECOMPUTE_ALL_LIMIT,
-             time_limit=RECOMPUTE_ALL_LIMIT + 300)  # fmt: skip
+@shared_task(
+    name="trust.tasks.recompute_all",
+    bind=True,
+    soft_time_limit=RECOMPUTE_ALL_LIMIT,
+    time_limit=RECOMPUTE_ALL_LIMIT + 300,
+)
 def recompute_all(self) -> dict:
     """The nightly pass over every author; a second pass started meanwhile does nothing."""
     with run_once(self, RECOMPUTE_ALL_LOCK, timeout=RECOMPUTE_ALL_LIMIT + 300) as ours:

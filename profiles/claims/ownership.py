@@ -375,7 +375,7 @@ def work_add(*, profile: Profile, identifier: str, actor: AbstractBaseUser) -> W
             return WorkAddition(key, work, None)
         source, kind, parameters = key.import_request()
         # Sent once committed; with the broker down it waits to be sent (beat sends it).
-        # The link follows the run's end (``work_links_after_import``), however it got sent.
+        # The link follows the run's end (``works_to_link_after_import``), however it got sent.
         run = import_run_create(source=source, kind=kind, parameters=parameters, requested_by=actor)
         audit_record(
             actor=actor, action=ADD, target=author, data={"key": key.dump(), "run_id": run.pk}
@@ -383,23 +383,20 @@ def work_add(*, profile: Profile, identifier: str, actor: AbstractBaseUser) -> W
     return WorkAddition(key, None, run)
 
 
-def work_links_after_import(*, run_id: int) -> int:
-    """Queue the link of every work an owner asked ``run_id`` to import and that is not linked.
+def works_to_link_after_import(*, run_id: int) -> list[tuple[int, int, int | None, dict]]:
+    """Every work an owner asked ``run_id`` to import and that is not linked yet.
 
+    As ``(run_id, author_id, actor_id, key)``, the arguments of the task that links it.
     Asked once a run has ended; a run that ends again (retried after failing) links
     what the first end could not.
     """
-    from profiles import tasks
-
     events = AuditEvent.objects.filter(target_type=Author._meta.label_lower, data__run_id=run_id)
     linked = [(e.target_id, e.data.get("key")) for e in events.filter(action=LINKED)]
-    queued = 0
-    for event in events.filter(action=ADD).order_by("pk"):
-        if (event.target_id, event.data.get("key")) in linked:
-            continue
-        tasks.link_added_work.delay(run_id, int(event.target_id), event.actor_id, event.data["key"])
-        queued += 1
-    return queued
+    return [
+        (run_id, int(event.target_id), event.actor_id, event.data["key"])
+        for event in events.filter(action=ADD).order_by("pk")
+        if (event.target_id, event.data.get("key")) not in linked
+    ]
 
 
 def run_is_finished(run_id: int) -> bool:

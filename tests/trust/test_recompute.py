@@ -19,7 +19,7 @@ from tests.factories import (
     WorkFactory,
 )
 from tests.people import ORCID
-from trust import selectors, services, tasks
+from trust import selectors, sending, services, tasks
 from trust.models import TrustScore, TrustScoreHistory
 
 pytestmark = pytest.mark.django_db
@@ -340,12 +340,12 @@ def test_first_request_for_an_unscored_author_queues_once(monkeypatch):
     queued = []
     monkeypatch.setattr(tasks.recompute_authors, "delay", lambda *args: queued.append(args))
     # Inline tasks (no worker): a page never computes while it renders.
-    assert services.trust_score_request(author_id=author.pk) is False
+    assert sending.trust_score_request(author_id=author.pk) is False
     conf = tasks.recompute_authors.app.conf
     conf.task_always_eager = False  # the autouse fixture puts it back after the test
     try:
-        assert services.trust_score_request(author_id=author.pk) is True
-        assert services.trust_score_request(author_id=author.pk) is False  # once per 10 min
+        assert sending.trust_score_request(author_id=author.pk) is True
+        assert sending.trust_score_request(author_id=author.pk) is False  # once per 10 min
     finally:
         conf.task_always_eager = True
     assert queued == [([author.pk], "first view of an unscored record")]
