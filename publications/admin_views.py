@@ -24,6 +24,7 @@ from publications.admin_audit import AuditedModelAdmin
 from publications.curation import selectors
 from publications.curation.selectors import progress_state
 from publications.forms import KIND_ROWS, AuthorSplitForm, ImportRunForm
+from publications.importing.requesting import Via, import_run_request
 from publications.permissions import ADD, admin_allows
 
 
@@ -292,8 +293,11 @@ class ImportRunViews:
         form = ImportRunForm(request.POST or None, request.FILES or None)
         if request.method == "POST" and form.is_valid():
             try:
-                run = curation.import_run_create(
-                    **self._import_asked_for(form), actor=request.user, background=True
+                run = import_run_request(
+                    **self._import_asked_for(form),
+                    requested_by=request.user,
+                    via=Via.ADMIN,
+                    background=True,
                 )
             except ValidationError as exc:
                 for field, errors in exc.message_dict.items():

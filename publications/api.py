@@ -28,6 +28,7 @@ from rest_framework.response import Response
 from publications import citations, curation, selectors
 from publications.display import web_url
 from publications.filters import WorkFilter
+from publications.importing.requesting import Via, import_run_request
 from publications.importing.runs import KINDS
 from publications.models import (
     Author,
@@ -421,7 +422,9 @@ class ImportRunSerializer(serializers.ModelSerializer):
 
     def create(self, validated_data):
         try:
-            return curation.import_run_create(actor=self.context["request"].user, **validated_data)
+            return import_run_request(
+                **validated_data, requested_by=self.context["request"].user, via=Via.API
+            )
         except DjangoValidationError as exc:
             raise serializers.ValidationError(exc.message_dict) from None
 

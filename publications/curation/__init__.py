@@ -22,7 +22,6 @@ from publications.curation.imports import (
     import_problem_ignore,
     import_problem_retry,
     import_run_cancel,
-    import_run_create,
     import_run_retry,
 )
 from publications.curation.undo import audit_is_undoable, audit_undo
@@ -42,7 +41,6 @@ __all__ = [
     "import_problem_ignore",
     "import_problem_retry",
     "import_run_cancel",
-    "import_run_create",
     "import_run_retry",
     "merge_candidate_keep_apart",
     "merge_candidate_merge",

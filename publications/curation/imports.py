@@ -1,4 +1,7 @@
-"""Staff decisions on import runs and problems: queue, cancel, retry, ignore."""
+"""Staff decisions on import runs and problems: cancel, retry, ignore.
+
+Asking for a run is ``importing.requesting.import_run_request``, audited there.
+"""
 
 from __future__ import annotations
 
@@ -15,30 +18,6 @@ from publications.models import (
 from publications.records import MappingError
 
 # Import runs and problems ----------------------------------------------------
-
-
-def import_run_create(
-    *, source: str, kind: str, parameters: dict, actor: Actor, background: bool = False
-) -> ImportRun:
-    """Queue an import asked for by staff (dispatch.import_run_create, audited).
-
-    ``background``: the caller (a page) does not wait for the run, even without a broker.
-    """
-    with transaction.atomic():
-        run = dispatch.import_run_create(
-            source=source,
-            kind=kind,
-            parameters=parameters,
-            requested_by=actor,
-            background=background,
-        )
-        audit_record(
-            actor=actor,
-            action="import_run_create",
-            target=run,
-            data={"run": run.pk, "source": source, "kind": kind, "parameters": parameters},
-        )
-    return run
 
 
 def import_run_cancel(*, run: ImportRun, actor: Actor) -> ImportRun:

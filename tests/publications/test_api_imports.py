@@ -2,7 +2,7 @@
 
 import pytest
 
-from publications.models import ImportRun
+from publications.models import AuditEvent, ImportRun
 from tests.factories import UserFactory, grant
 
 pytestmark = pytest.mark.django_db
@@ -27,6 +27,21 @@ def test_staff_queue_an_import_and_it_runs_after_commit(
     assert run.status == ImportRun.Status.QUEUED
     assert run.requested_by.username == "staff"
     assert len(callbacks) == 1  # the task is queued only once the run is committed
+
+
+def test_an_import_queued_through_the_api_is_audited_as_the_admin_s_are(staff_client):
+    body = {"source": "arxiv", "kind": "ids", "parameters": {"ids": ["2006.00001"]}}
+    response = staff_client.post(URL, body, content_type="application/json")
+    run = ImportRun.objects.get(pk=response.json()["id"])
+    event = AuditEvent.objects.get(action="import_run_create", target_id=str(run.pk))
+    assert event.actor.username == "staff"
+    assert event.data == {
+        "run": run.pk,
+        "source": "arxiv",
+        "kind": "ids",
+        "parameters": {"ids": ["2006.00001"]},
+        "via": "api",
+    }
 
 
 def test_progress_is_readable(staff_client):

@@ -7,6 +7,7 @@ import pytest
 from publications import curation
 from publications.importing.dispatch import import_run_create
 from publications.importing.execution import import_run_execute
+from publications.importing.requesting import Via, import_run_request
 from publications.models import (
     AuditEvent,
     ImportProblem,
@@ -85,8 +86,12 @@ def test_a_problem_without_a_record_cannot_be_retried_but_can_be_ignored(staff):
 
 def test_run_decisions_by_staff_are_audited(staff, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks() as callbacks:
-        run = curation.import_run_create(
-            source="arxiv", kind="ids", parameters={"ids": ["2006.00001"]}, actor=staff
+        run = import_run_request(
+            source="arxiv",
+            kind="ids",
+            parameters={"ids": ["2006.00001"]},
+            requested_by=staff,
+            via=Via.ADMIN,
         )
     assert len(callbacks) == 1  # the task is queued once the transaction commits
     assert (run.status, run.requested_by) == ("queued", staff)

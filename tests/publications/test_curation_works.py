@@ -3,6 +3,7 @@
 import pytest
 
 from publications import curation
+from publications.importing.requesting import Via, import_run_request
 from publications.models import (
     AuditEvent,
     LinkConstraint,
@@ -114,8 +115,12 @@ def test_keep_apart_can_be_undone_and_the_candidate_reopens(work_pair, staff):
 
 
 def test_only_decisions_with_undo_data_can_be_undone(staff):
-    run = curation.import_run_create(
-        source="openalex", kind="author", parameters={"id": "A5017898742"}, actor=staff
+    run = import_run_request(
+        source="openalex",
+        kind="author",
+        parameters={"id": "A5017898742"},
+        requested_by=staff,
+        via=Via.ADMIN,
     )
     event = AuditEvent.objects.get(action="import_run_create", target_id=str(run.pk))
     with pytest.raises(ValueError, match="cannot be undone"):

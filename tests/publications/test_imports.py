@@ -1,9 +1,11 @@
 """Import runs end to end: recorded responses through mappers and ingest into the database."""
 
+import io
 import json
 
 import pytest
 import responses
+from django.core.management import call_command
 from responses import matchers
 from responses.registries import OrderedRegistry
 
@@ -11,6 +13,7 @@ from publications.importing import dispatch, pipeline, runs
 from publications.importing.dispatch import import_run_create
 from publications.importing.execution import import_run_execute
 from publications.models import (
+    AuditEvent,
     Author,
     Authorship,
     ImportProblem,
@@ -272,3 +275,11 @@ def test_bad_import_requests_are_refused_with_a_reason():
         import_run_create(
             source="openalex", kind="file", parameters={"paths": ["/nope"]}, queue=False
         )
+
+
+def test_an_import_run_from_the_command_line_is_audited(real_fixtures):
+    call_command("import_file", str(real_fixtures / CHECKERBOARD), stdout=io.StringIO())
+    run = ImportRun.objects.get()
+    assert run.status == ImportRun.Status.SUCCEEDED
+    event = AuditEvent.objects.get(action="import_run_create", target_id=str(run.pk))
+    assert (event.actor, event.data["via"], event.data["kind"]) == (None, "command", "file")

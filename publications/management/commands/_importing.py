@@ -6,15 +6,17 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from publications.importing.dispatch import import_run_create
 from publications.importing.execution import import_run_execute
+from publications.importing.requesting import Via, import_run_request
 from publications.models import ImportRun
 
 
 class ImportCommand(BaseCommand):
     def run_import(self, *, source: str, kind: str, parameters: dict) -> ImportRun:
         try:
-            run = import_run_create(source=source, kind=kind, parameters=parameters, queue=False)
+            run = import_run_request(
+                source=source, kind=kind, parameters=parameters, via=Via.COMMAND, send=False
+            )
         except ValidationError as exc:
             raise CommandError(
                 "; ".join(m for ms in exc.message_dict.values() for m in ms)
