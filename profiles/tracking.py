@@ -8,7 +8,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from profiles.models import Follow, Profile
-from publications.importing.dispatch import import_run_create
+from publications.importing.requesting import Via, import_run_request
 from publications.models import Author, ImportRun, Source
 
 REFRESH_CHUNK = 50  # author ids per OpenAlex filter
@@ -39,13 +39,14 @@ def tracked_authors_refresh() -> list[int]:
     since = _last_refresh_date().isoformat()
     runs = []
     for start in range(0, len(ids), REFRESH_CHUNK):
-        run = import_run_create(
+        run = import_run_request(
             source=Source.OPENALEX,
             kind=ImportRun.Kind.REFRESH,
             parameters={
                 "author_ids": ids[start : start + REFRESH_CHUNK],
                 "from_updated_date": since,
             },
+            via=Via.REFRESH,
         )
         runs.append(run.pk)
     return runs

@@ -21,7 +21,7 @@ from profiles.models import MAX_PINNED_WORKS, Claim, Profile
 from publications import signals as publication_signals
 from publications.curation import audit_record
 from publications.identifiers import normalize_arxiv_id, normalize_doi, normalize_name
-from publications.importing.dispatch import import_run_create
+from publications.importing.requesting import Via, import_run_request
 from publications.models import (
     AuditEvent,
     Author,
@@ -376,7 +376,9 @@ def work_add(*, profile: Profile, identifier: str, actor: AbstractBaseUser) -> W
         source, kind, parameters = key.import_request()
         # Sent once committed; with the broker down it waits to be sent (beat sends it).
         # The link follows the run's end (``works_to_link_after_import``), however it got sent.
-        run = import_run_create(source=source, kind=kind, parameters=parameters, requested_by=actor)
+        run = import_run_request(
+            source=source, kind=kind, parameters=parameters, requested_by=actor, via=Via.OWNER
+        )
         audit_record(
             actor=actor, action=ADD, target=author, data={"key": key.dump(), "run_id": run.pk}
         )
