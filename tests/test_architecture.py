@@ -46,14 +46,13 @@ def _name(path):
 def _imports(path):
     """Modules of ours that `path` imports, wherever the import statement is."""
     tree = ast.parse(path.read_text())
-    package = _name(path) if path.name == "__init__.py" else _name(path).rpartition(".")[0]
     found = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")
+            if node.level:  # relative: only modules of the source tree have a package
+                base = _package(path).split(".")
                 base = base[: len(base) - node.level + 1]
                 module = ".".join(base + ([node.module] if node.module else []))
             else:
@@ -61,6 +60,11 @@ def _imports(path):
             found.add(module)
             found.update(f"{module}.{alias.name}" for alias in node.names)
     return {name for name in found if name.split(".")[0] in APPS}
+
+
+def _package(path) -> str:
+    name = _name(path)
+    return name if path.name == "__init__.py" else name.rpartition(".")[0]
 
 
 def _graph():
