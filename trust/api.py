@@ -13,7 +13,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from publications.models import Author
-from trust import scoring, selectors, sending
+from trust import scoring, selectors, sending, weights
 from trust.models import Tier, TrustScore, TrustScoreHistory
 
 
@@ -33,7 +33,7 @@ class ItemSerializer(serializers.Serializer):
 
 
 class ComponentSerializer(serializers.Serializer):
-    key = serializers.ChoiceField(choices=[c.key for c in scoring.COMPONENTS])
+    key = serializers.ChoiceField(choices=[c.key for c in weights.COMPONENTS])
     label = serializers.CharField()
     points = serializers.IntegerField()
     maximum = serializers.IntegerField()
@@ -89,9 +89,9 @@ def _body(author_id: int, stored: TrustScore | None, fresh: scoring.Result | Non
         "author": author_id,
         "score": score,
         "tier": tier,
-        "tier_label": scoring.tier_label(tier),
+        "tier_label": weights.tier_label(tier),
         "level": level,
-        "level_label": scoring.LEVELS[level],
+        "level_label": weights.LEVELS[level],
         "claim_status": claim,
         "computed_at": at,
         "stored": stored is not None,

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from profiles.selectors import researcher_page_section
 from publications.models import Author
-from trust import scoring, selectors
+from trust import scoring, selectors, weights
 from trust.models import TrustScore
 from trust.sending import trust_score_request
 from trust.sparkline import Sparkline, sparkline
@@ -38,8 +38,8 @@ def trust_panel(author: Author) -> TrustPanel:
     return TrustPanel(
         score=score,
         components=scoring.expand_components(score.components) if score else [],
-        tier_label=scoring.tier_label(score.tier) if score else "",
-        level_text=scoring.LEVELS.get(score.level, "") if score else "",
+        tier_label=weights.tier_label(score.tier) if score else "",
+        level_text=weights.LEVELS.get(score.level, "") if score else "",
         spark=sparkline(snap.history),
         queued=trust_score_request(author_id=author.pk) if score is None else False,
     )

@@ -20,7 +20,7 @@ from django.utils.text import slugify
 
 from profiles.models import Claim, Follow, Report
 from publications.models import Author, AuthorInstitution, Authorship
-from trust import scoring
+from trust import scoring, weights
 from trust.models import TrustScore, TrustScoreHistory
 
 LINKS_PER_ITEM = 3  # named examples an item shows (retracted works, collaborators)
@@ -112,7 +112,7 @@ def _works(ids: list[int], this_year: int) -> Iterable[dict]:
             last_year=Max("work__publication_year"),
             recent=Count(
                 "work_id",
-                filter=Q(work__publication_year__gt=this_year - scoring.RECENT_YEARS)
+                filter=Q(work__publication_year__gt=this_year - weights.RECENT_YEARS)
                 & Q(work__publication_year__lte=this_year),
             ),
             retracted=Count("work_id", filter=Q(work__is_retracted=True)),

@@ -6,7 +6,7 @@ from django.db.models import Count
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from trust import scoring
+from trust import weights
 from trust.models import TrustScore
 
 
@@ -19,7 +19,7 @@ def _tiers() -> list[dict]:
         .values_list("tier", "n")
     )
     tiers, upper = [], 100
-    for lowest, value, label in scoring.TIERS:
+    for lowest, value, label in weights.TIERS:
         tiers.append({"value": value, "label": label, "low": lowest, "high": upper,
                       "count": counts.get(value, 0)})  # fmt: skip
         upper = lowest - 1
@@ -29,13 +29,13 @@ def _tiers() -> list[dict]:
 def explain(request: HttpRequest) -> HttpResponse:
     components = [
         {"component": component, "weights": weights}
-        for component, weights in scoring.weights_by_component()
+        for component, weights in weights.weights_by_component()
     ]
     context = {
-        "levels": sorted(scoring.LEVELS.items()),
+        "levels": sorted(weights.LEVELS.items()),
         "tiers": _tiers(),
         "components": components,
-        "positive_total": sum(c.maximum for c in scoring.COMPONENTS),
-        "recent_years": scoring.RECENT_YEARS,
+        "positive_total": sum(c.maximum for c in weights.COMPONENTS),
+        "recent_years": weights.RECENT_YEARS,
     }
     return render(request, "trust/explain.html", context)

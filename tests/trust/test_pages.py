@@ -10,7 +10,7 @@ from django.utils import timezone
 from profiles.models import Claim
 from publications.models import Author
 from tests.factories import AuthorFactory, AuthorshipFactory, UserFactory, WorkFactory
-from trust import scoring, services
+from trust import services, weights
 from trust.models import TrustScore, TrustScoreHistory
 from trust.panels import trust_panel
 
@@ -54,7 +54,7 @@ def test_snapshot_shows_score_tier_level_claim_status_and_why(django_assert_max_
     assert "<details" in html and "Why this score" in words
     for group in ("Identity", "Record", "Community", "Activity", "Penalties"):
         assert group in words
-    for weight in scoring.WEIGHTS.values():
+    for weight in weights.WEIGHTS.values():
         assert weight.label in words, weight.key
     assert "https://openalex.org/A5023888391" in html
     assert f'href="{author.get_absolute_url()}#works"' in html
@@ -122,13 +122,13 @@ def test_trust_page_explains_levels_tiers_every_weight_and_how_to_raise_it(clien
     response = client.get("/trust/")
     assert response.status_code == 200
     words = text(response.content.decode())
-    for number, label in scoring.LEVELS.items():
+    for number, label in weights.LEVELS.items():
         assert f"L{number} {label}." in words
-    for _lowest, _, label in scoring.TIERS:
+    for _lowest, _, label in weights.TIERS:
         assert label in words
     assert "Emerging 0 to 29 1" in words  # one record scored, in the lowest tier
     assert "Established 30 to 59" in words and "Exemplary 80 to 100" in words
-    for weight in scoring.WEIGHTS.values():
+    for weight in weights.WEIGHTS.values():
         assert weight.label in words and weight.rule in words
     assert "How an owner can raise their score honestly" in words
     for step in ("Claim it.", "Add your ORCID iD.", "Fix misattributions."):
@@ -144,10 +144,10 @@ def test_api_answers_score_level_components_and_history(client):
     stored = TrustScore.objects.get(author=author)
     assert body["author"] == author.pk
     assert (body["score"], body["tier"], body["level"]) == (stored.score, stored.tier, 2)
-    assert body["level_label"] == scoring.LEVELS[2]
+    assert body["level_label"] == weights.LEVELS[2]
     assert body["claim_status"] == "Unclaimed author"
     assert body["stored"] is True
-    assert [c["key"] for c in body["components"]] == [c.key for c in scoring.COMPONENTS]
+    assert [c["key"] for c in body["components"]] == [c.key for c in weights.COMPONENTS]
     orcid = next(i for i in body["components"][0]["items"] if i["key"] == "orcid")
     assert (
         orcid["points"] == 8 and orcid["links"][0]["url"] == "https://orcid.org/0000-0002-1825-0097"

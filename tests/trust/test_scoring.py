@@ -7,9 +7,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from trust import scoring
+from trust import scoring, weights
 from trust.models import Level, Tier
-from trust.scoring import WEIGHTS, Link, Signals
+from trust.scoring import Link, Signals
+from trust.weights import WEIGHTS
 
 
 def items(result: scoring.Result) -> dict[str, scoring.Item]:
@@ -27,14 +28,14 @@ BARE = Signals(this_year=2026)
 
 
 def test_component_maxima_are_the_sums_of_their_items_and_add_up_to_100():
-    for component, weights in scoring.weights_by_component():
-        assert component.maximum == sum(w.maximum for w in weights), component.key
-    assert sum(c.maximum for c in scoring.COMPONENTS) == 100
+    for component, items in weights.weights_by_component():
+        assert component.maximum == sum(w.maximum for w in items), component.key
+    assert sum(c.maximum for c in weights.COMPONENTS) == 100
 
 
 def test_tier_and_level_values_match_the_models():
-    assert {value for _, value, _ in scoring.TIERS} == set(Tier.values)
-    assert set(scoring.LEVELS) == set(Level.values)
+    assert {value for _, value, _ in weights.TIERS} == set(Tier.values)
+    assert set(weights.LEVELS) == set(Level.values)
 
 
 def test_every_weight_is_listed_once_in_the_score():
@@ -392,7 +393,7 @@ def test_components_are_stored_small_and_expanded_from_the_weights_table():
         "links": [{"label": "x", "url": "/works/1-x/"}],
     }
     expanded = scoring.expand_components(stored)
-    assert [g["label"] for g in expanded] == [c.label for c in scoring.COMPONENTS]
+    assert [g["label"] for g in expanded] == [c.label for c in weights.COMPONENTS]
     assert [g["maximum"] for g in expanded] == [40, 35, 12, 13, 0]
     assert expanded[-1]["floor"] == -52
     claim = expanded[0]["items"][0]
