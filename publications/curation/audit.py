@@ -8,12 +8,7 @@ from django.db import models
 from publications.models import AuditEvent
 
 Actor = AbstractBaseUser | None
-
-
 UNDO = "audit_event_undo"
-
-
-# The audit trail -------------------------------------------------------------
 
 
 def audit_record(*, actor: Actor, action: str, target: models.Model, data: dict) -> AuditEvent:

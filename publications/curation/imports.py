@@ -17,8 +17,6 @@ from publications.models import (
 )
 from publications.records import MappingError
 
-# Import runs and problems ----------------------------------------------------
-
 
 def import_run_cancel(*, run: ImportRun, actor: Actor) -> ImportRun:
     """Stop a queued or running import after its current batch."""

@@ -36,9 +36,6 @@ def _blank(value) -> bool:
     return value is None or value == "" or value == [] or value == {}
 
 
-# Works -----------------------------------------------------------------------
-
-
 def _work_fill_blanks(kept: Work, other: Work) -> tuple[dict, dict]:
     """Fill the kept work's blanks from the other; ids move (they are unique) instead of copy."""
     filled, moved_ids = {}, {}

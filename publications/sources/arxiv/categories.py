@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-# --- category names (https://arxiv.org/category_taxonomy) ------------------------------------
-
 CATEGORY_NAMES: dict[str, str] = {
     # Computer Science
     "cs.AI": "Artificial Intelligence",

@@ -35,9 +35,6 @@ class Feed:
     per_page: int | None = None
 
 
-# --- Atom feed -> payloads -------------------------------------------------------------------
-
-
 def parse_feed(data: bytes | str) -> Feed:
     """Parse an arXiv API Atom feed (2016/2019 legacy or current layout) into payload dicts.
 

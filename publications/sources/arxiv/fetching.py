@@ -29,9 +29,6 @@ NUM_RETRIES = 3
 TIMEOUT_SECONDS = 60.0
 
 
-# --- live fetching ---------------------------------------------------------------------------
-
-
 def client() -> arxiv.Client:
     return arxiv.Client(page_size=PAGE_SIZE, delay_seconds=DELAY_SECONDS, num_retries=NUM_RETRIES)
 

@@ -29,9 +29,6 @@ WORK_TYPE = "preprint"  # publications.models.Work.Type.PREPRINT (kept literal: 
 TOPIC_KIND = "arxiv"  # publications.models.Topic.Kind.ARXIV
 
 
-# --- payload -> WorkRecord -------------------------------------------------------------------
-
-
 def map_entry(payload: dict) -> WorkRecord:
     """Map one arXiv payload (from parse_feed or result_to_payload) to a WorkRecord."""
     if not isinstance(payload, dict):

@@ -46,9 +46,6 @@ RETRY_HTTP_CODES = [429, 500, 502, 503, 504]
 ERROR_MESSAGE_LIMIT = 300  # OpenAlex's 400 message lists every valid field (4 kB)
 
 
-# --- fetching
-
-
 def configure() -> None:
     """Point pyalex at our settings; called when a fetch starts, never at import."""
     from django.conf import settings

@@ -33,9 +33,6 @@ _TOPIC_KEY_RE = re.compile(
 _ROR_RE = re.compile(r"^0[a-z0-9]{6}\d{2}$")
 
 
-# --- small readers: real payloads carry nulls where a list or object is expected
-
-
 def as_dict(value: object) -> dict:
     return value if isinstance(value, dict) else {}
 
