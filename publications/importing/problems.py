@@ -11,8 +11,7 @@ from contextlib import suppress
 from django.db import transaction
 from django.utils import timezone
 
-from publications import quarantine
-from publications.importing import runs
+from publications.importing import quarantine, runs
 from publications.importing.positions import WHOLE, Part, Position
 from publications.importing.runs import RunCancelled
 from publications.models import ImportProblem, ImportRun, Source

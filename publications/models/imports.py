@@ -153,7 +153,7 @@ class ImportProblem(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     resolved_at = models.DateTimeField(null=True, blank=True)
-    # Which bad record this is (publications.quarantine.fingerprint): meeting it again,
+    # Which bad record this is (publications.importing.quarantine.fingerprint): meeting it again,
     # in this run or a later one, counts on its open problem instead of adding a row.
     fingerprint = models.CharField(max_length=64, blank=True, editable=False)
     seen_count = models.PositiveIntegerField(
@@ -185,6 +185,6 @@ class ImportProblem(models.Model):
     @property
     def kept_payload(self):
         """The record this problem keeps: ``payload``, or the JSON kept as text instead."""
-        from publications.quarantine import kept_payload
+        from publications.importing.quarantine import kept_payload
 
         return kept_payload(self.payload, self.raw_payload)
