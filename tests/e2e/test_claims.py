@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 from profiles.models import Claim
 from publications.models import Author
 from tests.e2e.conftest import SCREENSHOTS
-from tests.profiles.claim_people import person
+from tests.people import person
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

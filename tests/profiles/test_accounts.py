@@ -17,7 +17,7 @@ from profiles.claims import services as claims
 from profiles.models import Claim
 from publications.models import AuthorInstitution
 from tests.factories import AuthorFactory, InstitutionFactory
-from tests.profiles.claim_people import ORCID, person
+from tests.people import ORCID, person
 
 pytestmark = pytest.mark.django_db
 

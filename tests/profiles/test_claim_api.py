@@ -8,7 +8,7 @@ from rest_framework.test import APIClient
 
 from profiles.claims import services as claims
 from profiles.models import Claim
-from tests.profiles.claim_people import ORCID, OTHER_ORCID, person, with_orcid
+from tests.people import ORCID, OTHER_ORCID, person, with_orcid
 
 pytestmark = pytest.mark.django_db
 

@@ -22,7 +22,7 @@ from profiles.claims.services import ClaimError
 from profiles.models import Claim, Profile
 from publications.models import AuditEvent, AuthorInstitution
 from tests.factories import AuthorFactory, AuthorshipFactory, InstitutionFactory, WorkFactory
-from tests.profiles.claim_people import ORCID, person, with_orcid
+from tests.people import ORCID, person, with_orcid
 from trust import services
 from trust.models import TrustScore
 

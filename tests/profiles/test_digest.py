@@ -12,8 +12,7 @@ from profiles.following import digest
 from profiles.following import services as following
 from profiles.models import Follow, Preferences
 from tests.factories import AuthorFactory
-from tests.profiles.claim_people import person
-from tests.profiles.social_people import work_of
+from tests.people import person, work_of
 
 pytestmark = pytest.mark.django_db
 

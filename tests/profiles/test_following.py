@@ -19,8 +19,7 @@ from publications.metrics import author_metrics_refresh
 from publications.models import AuthorMetrics
 from publications.signals import authors_changed
 from tests.factories import AuthorFactory
-from tests.profiles.claim_people import holds, person
-from tests.profiles.social_people import ORCIDS, researcher, work_of
+from tests.people import ORCIDS, holds, person, researcher, work_of
 
 pytestmark = pytest.mark.django_db
 

@@ -17,7 +17,7 @@ from publications.models import AuditEvent, Author, Authorship, ImportRun, LinkC
 from publications.sources.arxiv import fetching as arxiv_source
 from publications.sources.openalex import fetching as openalex_source
 from tests.factories import AuthorFactory, AuthorshipFactory, WorkFactory
-from tests.profiles.claim_people import holds, person
+from tests.people import holds, person
 
 pytestmark = pytest.mark.django_db
 
@@ -298,7 +298,7 @@ def test_a_bad_identifier_is_explained_and_kept(record, owner, client):
     assert not ImportRun.objects.filter(kind="dois").exists()
 
 
-# Who may do what: tests/test_permissions.py holds the table for every action.
+# Who may do what: tests/permissions/ holds the table for every action.
 
 
 def test_anonymous_visitors_are_sent_to_sign_in(record, client):

@@ -5,7 +5,6 @@ import importlib
 import pytest
 from django.apps import apps
 from django.contrib.auth import get_user_model
-from django.test import Client
 from django.urls import reverse
 
 from profiles.claims.services import claim_withdraw
@@ -15,24 +14,12 @@ from profiles.collaboration.services import CollaborationError
 from profiles.models import Claim, Invitation, Message, Profile, Report
 from publications.models import AuditEvent
 from tests.factories import grant
-from tests.profiles.claim_people import person
-from tests.profiles.social_people import ORCIDS, researcher
+from tests.people import ORCIDS, person, researcher, signed_in
 
 pytestmark = pytest.mark.django_db
 
 MESSAGE = "Would you like to try our compiler on the climate model next month?"
 REPLY = "PRIVATE-REPLY-51c: gladly, here is what we have so far."
-
-
-@pytest.fixture(autouse=True)
-def _quick_passwords(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
-def signed_in(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 @pytest.fixture
@@ -156,17 +143,12 @@ def test_blocking_keeps_the_conversation(conversation, sender, recipient):
 # Staff ---------------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def superuser(db):
-    return person("root", is_staff=True, is_superuser=True)
-
-
-def test_the_admin_offers_no_message_or_invitation_even_to_superusers(conversation, superuser):
+def test_the_admin_offers_no_message_or_invitation_even_to_superusers(conversation, staff):
     from django.contrib import admin
 
     assert not admin.site.is_registered(Message)
     assert not admin.site.is_registered(Invitation)
-    client = signed_in(superuser)
+    client = signed_in(staff)
     for url in ("/admin/profiles/message/", "/admin/profiles/invitation/"):
         assert client.get(url).status_code == 404
     index = client.get("/admin/").content.decode()
@@ -198,11 +180,11 @@ def test_staff_read_a_conversation_only_through_a_report_and_it_is_audited(conve
     assert AuditEvent.objects.filter(action="report_evidence_view").count() == 2
 
 
-def test_a_report_cannot_be_edited_or_deleted_in_the_admin(conversation, recipient, superuser):
+def test_a_report_cannot_be_edited_or_deleted_in_the_admin(conversation, recipient, staff):
     report = collab.report_abuse(
         reporter=recipient, invitation=conversation, reason="Asked for my home address."
     )
-    client = signed_in(superuser)
+    client = signed_in(staff)
     url = reverse("admin:profiles_report_change", args=[report.pk])
     client.post(url, {"reason": "Rewritten", "evidence": "Rewritten"})
     report.refresh_from_db()
