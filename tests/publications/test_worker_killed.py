@@ -34,7 +34,7 @@ from config.celery import app as celery_app
 from bench.corpus import write_corpus
 from publications.models import Authorship, ImportRun, SourceRecord, Work
 from tests.own_redis import own_redis  # noqa: F401 - a fixture
-from tests.publications.test_import_parts import run_files, written
+from tests.publications.import_files import run_files, written
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKS = 8000
