@@ -1,7 +1,8 @@
-"""What the follow box and the collaboration panel show: one context each.
+"""The follow box and the collaboration panel, redrawn after a press of their buttons.
 
-The researcher page's template tags and the views that answer a press of those
-panels' buttons (htmx or plain forms) build them the same way from here.
+The views that answer those presses (htmx or plain forms) build the partials'
+context here from the same states ``profiles.selectors.researcher_page`` gives the
+whole page, so a redrawn panel looks as it did on the page.
 """
 
 from __future__ import annotations
