@@ -1,10 +1,35 @@
 import os
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
+from django.conf import settings
 from django.test import override_settings
 
 from config.celery import app as celery_app
+
+
+def _redis_database_of_this_worker() -> None:
+    """Under pytest-xdist, give each worker a Redis database of its own.
+
+    The suite clears the cache before every test and counts rate limits in it,
+    and some tests read what was queued: two workers on one database would
+    clear and read each other's. Worker gwN takes the database N + 1 after
+    REDIS_URL's; processes the tests start inherit it through the environment.
+    """
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if not worker or not settings.REDIS_URL:
+        return
+    parts = urlsplit(settings.REDIS_URL)
+    database = int(parts.path.strip("/") or 0) + 1 + int(worker.removeprefix("gw"))
+    url = urlunsplit(parts._replace(path=f"/{database}"))
+    os.environ["REDIS_URL"] = url
+    caches = {"default": {**settings.CACHES["default"], "LOCATION": url}}
+    override_settings(REDIS_URL=url, CELERY_BROKER_URL=url, CACHES=caches).enable()
+    celery_app.conf.broker_url = url
+
+
+_redis_database_of_this_worker()
 
 # The people tests talk about (owner, follower, stranger, staff...) and their builders.
 pytest_plugins = ["tests.people"]
