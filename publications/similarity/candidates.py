@@ -28,6 +28,11 @@ class CandidateScores:
     references: np.ndarray
     citers: np.ndarray
     score: np.ndarray
+    order: np.ndarray | None = None  # per row, candidate positions best first, ties by row
+
+    def __post_init__(self) -> None:
+        if self.order is None:
+            self.order = np.lexsort((self.cols, -self.score), axis=1)
 
 
 def _shared(matrix: sparse.csr_matrix, left: np.ndarray, right: np.ndarray) -> np.ndarray:
@@ -77,8 +82,7 @@ def score_candidates(
 def best_among(scores: CandidateScores, i: int, *, limit: int = NEIGHBOURS) -> list[Match]:
     """The ``limit`` best matches of the chunk's ``i``-th work, best first, ties by id."""
     row = scores.score[i]
-    kept = [j for j in np.flatnonzero(row >= MIN_SCORE).tolist()]
-    kept.sort(key=lambda j: (-float(row[j]), int(scores.cols[i, j])))
+    kept = [j for j in scores.order[i, :limit].tolist() if row[j] >= MIN_SCORE]
     return [
         Match(
             int(scores.cols[i, j]),
@@ -89,7 +93,7 @@ def best_among(scores: CandidateScores, i: int, *, limit: int = NEIGHBOURS) -> l
             int(round(float(scores.references[i, j]))),
             int(round(float(scores.citers[i, j]))),
         )
-        for j in kept[:limit]
+        for j in kept
     ]
 
 
