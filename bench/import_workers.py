@@ -49,7 +49,8 @@ django.setup()
 from publications.models import ImportRun
 run = ImportRun.objects.get(pk=int(sys.argv[1]))
 elapsed = (run.finished_at - run.started_at).total_seconds() if run.finished_at else 0
-print(run.status, run.processed, elapsed, run.error.replace(chr(10), " ")[:300])
+parts = len(run.cursor.get("parts") or [1]) if isinstance(run.cursor, dict) else 1
+print(run.status, run.processed, elapsed, parts, run.error.replace(chr(10), " ")[:300])
 """
 
 
@@ -59,6 +60,7 @@ def environment(args, database: str) -> dict:
         REDIS_URL=args.redis,
         DEBUG="false",
         IMPORT_PARTS=str(args.parts),
+        IMPORT_PARTS_MIN_BYTES="0",  # in parts whatever the snapshot's size
         DJANGO_SETTINGS_MODULE="config.settings",
     )
     env.setdefault("SECRET_KEY", "benchmark-only-key-" + "x" * 40)
@@ -109,8 +111,8 @@ def stop(workers: list[subprocess.Popen]) -> None:
             worker.wait()
 
 
-def timed_run(count: int, path: Path, args) -> tuple[str, int, float, float]:
-    """(status, works, the run's own seconds, seconds from sending to the end seen)."""
+def timed_run(count: int, path: Path, args) -> tuple[str, int, float, float, int]:
+    """(status, works, the run's own seconds, seconds from sending to the end seen, parts)."""
     env = environment(args, f"{args.database}_{count}")
     sh(PYTHON, "manage.py", "migrate", "-v0", env=env)
     sh("redis-cli", "-u", args.redis, "FLUSHDB", check=False)
@@ -120,9 +122,8 @@ def timed_run(count: int, path: Path, args) -> tuple[str, int, float, float]:
         run_id = sh(PYTHON, "-c", SEND, str(path), env=env).stdout.split()[-1]
         while True:
             time.sleep(args.poll)
-            status, processed, elapsed, *error = sh(
-                PYTHON, "-c", STATE, run_id, env=env
-            ).stdout.split(maxsplit=3)
+            state = sh(PYTHON, "-c", STATE, run_id, env=env).stdout.split(maxsplit=4)
+            status, processed, elapsed, parts, *error = state
             if status in {"succeeded", "failed", "cancelled"}:
                 break
             if any(worker.poll() is not None for worker in workers):
@@ -133,7 +134,7 @@ def timed_run(count: int, path: Path, args) -> tuple[str, int, float, float]:
         sh("redis-cli", "-u", args.redis, "FLUSHDB", check=False)
     if status != "succeeded":
         print(f"{count} worker(s): the run {status}: {' '.join(error)}")
-    return status, int(processed), float(elapsed), seen
+    return status, int(processed), float(elapsed), seen, int(parts)
 
 
 def main() -> None:
@@ -153,11 +154,11 @@ def main() -> None:
     print(f"{args.works:,} works in {args.parts} parts")
     for count in args.workers:
         before = os.getloadavg()[0]
-        status, processed, elapsed, seen = timed_run(count, path, args)
+        status, processed, elapsed, seen, parts = timed_run(count, path, args)
         rates[count] = processed / elapsed if elapsed else 0.0
         print(
-            f"{count} worker(s): {status}, {processed:,} works in {elapsed:.1f} s (run),"
-            f" {seen:.1f} s (sent to seen ended): {rates[count]:,.0f} works/s"
+            f"{count} worker(s): {status}, {processed:,} works in {parts} parts,"
+            f" {elapsed:.1f} s (run), {seen:.1f} s (sent to end): {rates[count]:,.0f} works/s"
             f"  load before/after {before:.2f}/{os.getloadavg()[0]:.2f}",
             flush=True,
         )
