@@ -1,15 +1,17 @@
 """Every page of the profiles app, in the ``profiles`` namespace.
 
 Mounted at the site root: researcher pages live under ``researchers/``, claims under
-``claims/``, the social pages under ``following/``, ``inbox/`` and ``notifications/``.
+``claims/``, following under ``following/``, collaboration under ``inbox/`` and
+``notifications/``.
 """
 
 from django.urls import include, path
 
 from profiles import export_views, views
 from profiles.claims import views as claim_views
-from profiles.collaboration import views as social_views
+from profiles.collaboration import views as collaboration_views
 from profiles.feeds import researcher_feed
+from profiles.following import views as following_views
 
 app_name = "profiles"
 
@@ -56,30 +58,40 @@ claim_pages = [
     path("api-token/", claim_views.api_token, name="api_token"),
 ]
 
-social_pages = [
-    path("researchers/<int:pk>/follow/", social_views.follow, name="follow"),
-    path("researchers/<int:pk>/unfollow/", social_views.unfollow, name="unfollow"),
+following_pages = [
+    path("researchers/<int:pk>/follow/", following_views.follow, name="follow"),
+    path("researchers/<int:pk>/unfollow/", following_views.unfollow, name="unfollow"),
     path(
         "researchers/<int:pk>/citation-alerts/",
-        social_views.citation_alerts,
+        following_views.citation_alerts,
         name="citation_alerts",
     ),
-    path("researchers/<int:pk>/invite/", social_views.invite, name="invite"),
-    path("researchers/<int:pk>/report/", social_views.report_work, name="report_work"),
-    path("following/", social_views.following_page, name="following"),
-    path("following/digest/", social_views.digest_preferences, name="digest_preferences"),
-    path("inbox/", social_views.inbox, name="inbox"),
-    path("inbox/<int:pk>/", social_views.conversation, name="conversation"),
-    path("inbox/<int:pk>/accept/", social_views.invitation_accept, name="invitation_accept"),
-    path("inbox/<int:pk>/decline/", social_views.invitation_decline, name="invitation_decline"),
-    path("inbox/<int:pk>/block/", social_views.block, name="block"),
-    path("inbox/<int:pk>/report/", social_views.report_conversation, name="report_conversation"),
-    path("inbox/blocks/<int:pk>/remove/", social_views.unblock, name="unblock"),
-    path("notifications/", social_views.notifications, name="notifications"),
+    path("following/", following_views.following_page, name="following"),
+    path("following/digest/", following_views.digest_preferences, name="digest_preferences"),
+]
+
+collaboration_pages = [
+    path("researchers/<int:pk>/invite/", collaboration_views.invite, name="invite"),
+    path("researchers/<int:pk>/report/", collaboration_views.report_work, name="report_work"),
+    path("inbox/", collaboration_views.inbox, name="inbox"),
+    path("inbox/<int:pk>/", collaboration_views.conversation, name="conversation"),
+    path("inbox/<int:pk>/accept/", collaboration_views.invitation_accept, name="invitation_accept"),
+    path(
+        "inbox/<int:pk>/decline/", collaboration_views.invitation_decline, name="invitation_decline"
+    ),
+    path("inbox/<int:pk>/block/", collaboration_views.block, name="block"),
+    path(
+        "inbox/<int:pk>/report/",
+        collaboration_views.report_conversation,
+        name="report_conversation",
+    ),
+    path("inbox/blocks/<int:pk>/remove/", collaboration_views.unblock, name="unblock"),
+    path("notifications/", collaboration_views.notifications, name="notifications"),
 ]
 
 urlpatterns = [
     path("researchers/", include(researcher_pages)),
     *claim_pages,
-    *social_pages,
+    *following_pages,
+    *collaboration_pages,
 ]

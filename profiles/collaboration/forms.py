@@ -64,10 +64,3 @@ class MisattributionForm(ReportForm):
         ].help_text = (
             "How you know it is someone else's (for example a namesake at another institution)."
         )
-
-
-class DigestForm(forms.Form):
-    email_digest = forms.BooleanField(
-        label="Send me a daily e-mail of new works by the researchers I follow",
-        required=False,
-    )

@@ -1,4 +1,4 @@
-"""Pages for following researchers, the inbox, invitations, conversations, block and report.
+"""Pages for the inbox, invitations, conversations, block and report.
 
 Every write is a POST with its CSRF token and answers with a redirect (plain
 forms) or the updated fragment (htmx). Lookups of invitations are scoped to the
@@ -8,140 +8,31 @@ in the admin).
 
 from __future__ import annotations
 
-from urllib.parse import urlencode
-
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
-from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
-from django_htmx.http import HttpResponseClientRedirect
 
 from config.ratelimits import ratelimit
-from config.redirects import safe_next_url
 from profiles.collaboration import selectors as collab_selectors
 from profiles.collaboration import services as collab
 from profiles.collaboration.forms import (
     AcceptForm,
-    DigestForm,
     InvitationForm,
     MessageForm,
     MisattributionForm,
     ReportForm,
 )
 from profiles.collaboration.services import CollaborationError
-from profiles.following import services as following
-from profiles.following.services import FollowError
 from profiles.models import Block, Invitation, Notification
-from profiles.panels import follow_fragment, panel_context
-from publications.models import Author, Work
+from profiles.panels import panel_context
+from profiles.view_helpers import author_or_404, back_url, partial, rate_from
+from publications.models import Work
 
 NOTIFICATIONS_PER_PAGE = 30
-
-
-def _rate(module, name: str):
-    """Read the rate when the request comes, so it follows the service module's setting."""
-    return lambda group, request: getattr(module, name)
-
-
-def _author(pk: int) -> Author:
-    return get_object_or_404(Author.objects.select_related("profile"), pk=pk, is_deleted=False)
-
-
-def _back(request: HttpRequest, fallback: str) -> str:
-    """The page a form came from (``next``), if it is a path on this site."""
-    return safe_next_url(request, fallback)
-
-
-def _sign_in(request: HttpRequest, back: str) -> HttpResponse:
-    url = f"{reverse('account_login')}?{urlencode({'next': back})}"
-    if request.htmx:
-        return HttpResponseClientRedirect(url)
-    return redirect(url)
-
-
-def _partial(request: HttpRequest, template: str, context: dict, status: int = 200):
-    return HttpResponse(render_to_string(template, context, request=request), status=status)
-
-
-# Following -------------------------------------------------------------------------------
-
-
-def _follow_answer(request: HttpRequest, author: Author, error: str = "") -> HttpResponse:
-    back = _back(request, author.get_absolute_url())
-    if request.htmx:
-        context = follow_fragment(request, author, next_url=back, error=error)
-        return _partial(request, "profiles/_follow_box.html", context)
-    if error:
-        messages.error(request, error)
-    return HttpResponseRedirect(back)
-
-
-@require_POST
-@ratelimit(group="follow", key="user_or_ip", rate=_rate(following, "FOLLOW_RATE"), block=True)
-def follow(request: HttpRequest, pk: int) -> HttpResponse:
-    """Follow a researcher; visitors are sent to sign in and brought back to the page."""
-    author = _author(pk)
-    if not request.user.is_authenticated:
-        return _sign_in(request, _back(request, author.get_absolute_url()))
-    try:
-        following.follow_create(user=request.user, author=author)
-    except FollowError as exc:
-        return _follow_answer(request, author, str(exc))
-    return _follow_answer(request, author)
-
-
-@require_POST
-@ratelimit(group="follow", key="user_or_ip", rate=_rate(following, "FOLLOW_RATE"), block=True)
-def unfollow(request: HttpRequest, pk: int) -> HttpResponse:
-    author = _author(pk)
-    if not request.user.is_authenticated:
-        return _sign_in(request, _back(request, author.get_absolute_url()))
-    following.follow_delete(user=request.user, author=author)
-    return _follow_answer(request, author)
-
-
-@require_POST
-@ratelimit(group="follow", key="user_or_ip", rate=_rate(following, "FOLLOW_RATE"), block=True)
-def citation_alerts(request: HttpRequest, pk: int) -> HttpResponse:
-    """Turn alerts about new citations of a followed researcher's works on (on=1) or off."""
-    author = _author(pk)
-    if not request.user.is_authenticated:
-        return _sign_in(request, _back(request, author.get_absolute_url()))
-    on = request.POST.get("on") == "1"
-    try:
-        following.follow_citation_alerts_set(user=request.user, author=author, on=on)
-    except FollowError as exc:
-        return _follow_answer(request, author, str(exc))
-    return _follow_answer(request, author)
-
-
-@login_required
-@require_GET
-def following_page(request: HttpRequest) -> HttpResponse:
-    """New works of followed researchers since the last visit, then their recent works."""
-    feed = following.following_feed(user=request.user)
-    form = DigestForm(initial={"email_digest": feed.preferences.email_digest})
-    return render(request, "profiles/following.html", {"feed": feed, "digest_form": form})
-
-
-@login_required
-@require_POST
-def digest_preferences(request: HttpRequest) -> HttpResponse:
-    form = DigestForm(request.POST)
-    form.is_valid()  # a checkbox: absent means off, nothing can be invalid
-    on = bool(form.cleaned_data.get("email_digest"))
-    following.preferences_update(user=request.user, email_digest=on)
-    messages.success(
-        request,
-        "The daily digest is on: it is sent each morning when there is something new."
-        if on
-        else "The daily digest is off.",
-    )
-    return redirect("profiles:following")
 
 
 # Invitations -----------------------------------------------------------------------------
@@ -150,15 +41,15 @@ def digest_preferences(request: HttpRequest) -> HttpResponse:
 def _invite_form_page(request, author, form, error="", status=200) -> HttpResponse:
     context = panel_context(request, author, form=form, error=error)
     if request.htmx:
-        return _partial(request, "profiles/_collaboration_panel.html", context)
+        return partial(request, "profiles/_collaboration_panel.html", context)
     return render(request, "profiles/invitation_new.html", context, status=status)
 
 
 @login_required
-@ratelimit(key="user", rate=_rate(collab, "INVITE_RATE"), method="POST", block=True)
+@ratelimit(key="user", rate=rate_from(collab, "INVITE_RATE"), method="POST", block=True)
 def invite(request: HttpRequest, pk: int) -> HttpResponse:
     """Invite a claimed researcher who is open to collaborate."""
-    author = _author(pk)
+    author = author_or_404(pk)
     profile = getattr(author, "profile", None)
     if profile is None:
         return _invite_form_page(request, author, None)
@@ -174,7 +65,7 @@ def invite(request: HttpRequest, pk: int) -> HttpResponse:
         return _invite_form_page(request, author, form, str(exc), 400)
     if request.htmx:
         context = panel_context(request, author, sent=invitation)
-        return _partial(request, "profiles/_collaboration_panel.html", context)
+        return partial(request, "profiles/_collaboration_panel.html", context)
     messages.success(request, f"Invitation sent to {author.display_name}.")
     return redirect("profiles:conversation", pk=invitation.pk)
 
@@ -221,7 +112,7 @@ def _conversation_page(request, invitation, *, message_form=None, report_form=No
 
 
 @login_required
-@ratelimit(key="user", rate=_rate(collab, "MESSAGE_RATE"), method="POST", block=True)
+@ratelimit(key="user", rate=rate_from(collab, "MESSAGE_RATE"), method="POST", block=True)
 def conversation(request: HttpRequest, pk: int) -> HttpResponse:
     """One invitation and, once accepted, the conversation it became; POST writes a message."""
     invitation = _invitation(request, pk)
@@ -276,7 +167,7 @@ def invitation_decline(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-@ratelimit(key="user", rate=_rate(collab, "BLOCK_RATE"), block=True)
+@ratelimit(key="user", rate=rate_from(collab, "BLOCK_RATE"), block=True)
 def block(request: HttpRequest, pk: int) -> HttpResponse:
     """Block the other person of an invitation or conversation."""
     invitation = _invitation(request, pk)
@@ -299,12 +190,12 @@ def block(request: HttpRequest, pk: int) -> HttpResponse:
 def unblock(request: HttpRequest, pk: int) -> HttpResponse:
     if collab.block_delete(blocker=request.user, block_id=pk):
         messages.success(request, "Unblocked.")
-    return HttpResponseRedirect(_back(request, reverse("profiles:inbox")))
+    return HttpResponseRedirect(back_url(request, reverse("profiles:inbox")))
 
 
 @login_required
 @require_POST
-@ratelimit(key="user", rate=_rate(collab, "REPORT_RATE"), block=True)
+@ratelimit(key="user", rate=rate_from(collab, "REPORT_RATE"), block=True)
 def report_conversation(request: HttpRequest, pk: int) -> HttpResponse:
     """Report the other person of an invitation or conversation to staff."""
     invitation = _invitation(request, pk)
@@ -322,10 +213,10 @@ def report_conversation(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @login_required
-@ratelimit(key="user", rate=_rate(collab, "REPORT_RATE"), method="POST", block=True)
+@ratelimit(key="user", rate=rate_from(collab, "REPORT_RATE"), method="POST", block=True)
 def report_work(request: HttpRequest, pk: int) -> HttpResponse:
     """Report a work on a researcher's record that is not theirs."""
-    author = _author(pk)
+    author = author_or_404(pk)
     works = (
         Work.objects.visible().filter(authorships__author=author).order_by("title", "pk")
     ).values_list("pk", "title")
