@@ -44,12 +44,11 @@ def test_a_forged_forwarded_header_does_not_escape_the_throttle():
     assert client.get(URL, HTTP_X_FORWARDED_FOR="198.51.100.251").status_code == 429
 
 
-def test_a_signed_in_account_has_its_own_larger_allowance(django_user_model):
-    user = django_user_model.objects.create_user("reader", "reader@example.org", "x-long-pass")
+def test_a_signed_in_account_has_its_own_larger_allowance(stranger):
     anonymous = Client()
     for _ in range(anon_limit()):
         anonymous.get(URL)
     assert anonymous.get(URL).status_code == 429
     member = Client()
-    member.force_login(user)
+    member.force_login(stranger)
     assert member.get(URL).status_code == 200

@@ -22,10 +22,9 @@ from config import celery as celery_module
 from config.celery import app as celery_app
 from publications import tasks
 from publications.models import ImportRun
-from tests.factories import AuthorFactory, AuthorshipFactory, UserFactory, WorkFactory
+from tests.factories import AuthorFactory, AuthorshipFactory, WorkFactory
 from tests.own_redis import own_redis  # noqa: F401 - a fixture
-
-PASSWORD = "correct horse battery staple"
+from tests.people import PASSWORD, person
 
 
 def _cache_settings(url: str) -> dict:
@@ -120,8 +119,7 @@ def test_after_a_failure_redis_is_not_asked_again_until_the_pause_ends(own_redis
 
 @pytest.mark.django_db
 def test_sign_in_and_sign_up_work_while_redis_is_down(client, redis_site):
-    user = UserFactory(username="ada", email="ada@example.org")
-    EmailAddress.objects.create(user=user, email=user.email, verified=True, primary=True)
+    user = person("ada")
     redis_site.stop()
 
     assert client.get("/accounts/login/").status_code == 200
@@ -151,14 +149,15 @@ def test_rate_limits_still_limit_while_redis_is_down(client, redis_site, caplog)
 
 
 @pytest.mark.django_db
-def test_a_rate_limited_form_and_its_follow_up_work_while_redis_is_down(client, redis_site):
+def test_a_rate_limited_form_and_its_follow_up_work_while_redis_is_down(
+    client, redis_site, stranger
+):
     author = AuthorFactory()
-    user = UserFactory()
-    client.force_login(user)
+    client.force_login(stranger)
     redis_site.stop()
     response = client.post(f"/researchers/{author.pk}/follow/")
     assert response.status_code in {200, 302}
-    assert user.follows.filter(author=author).exists()
+    assert stranger.follows.filter(author=author).exists()
 
 
 @pytest.mark.django_db
@@ -183,9 +182,8 @@ def test_the_graph_slice_is_queued_while_redis_answers(client, redis_site):
 
 @pytest.mark.django_db(transaction=True)
 def test_an_import_asked_for_while_the_broker_is_down_is_sent_once_it_answers(
-    client, redis_site, django_user_model
+    client, redis_site, staff
 ):
-    staff = django_user_model.objects.create_superuser("root", "root@example.org", PASSWORD)
     client.force_login(staff)
     redis_site.stop()
 
