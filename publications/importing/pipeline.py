@@ -187,9 +187,14 @@ def write_batch(
                 result.unchanged += len(payloads) - len(changed)
                 problems_record(problems, run=run)
                 runs.import_run_progress_save(
-                    run, part, result=result, processed=len(payloads), problems=len(problems),
-                    after=after, total=total,
-                )  # fmt: skip
+                    run,
+                    part,
+                    result=result,
+                    processed=len(payloads),
+                    problems=len(problems),
+                    after=after,
+                    total=total,
+                )
                 if result.author_ids:
                     follow_up_queue(sorted(result.author_ids), sorted(result.work_ids))
             return prepared.external_ids(changed, mapped)

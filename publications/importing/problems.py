@@ -68,9 +68,15 @@ def problems_record(problems: list[ImportProblem], *, run: ImportRun | None) -> 
         known.last_run, known.last_seen_at = run, now
         known.error, known.payload, known.raw_payload = seen.error, seen.payload, seen.raw_payload
         known.save(
-            update_fields=["seen_count", "last_run", "last_seen_at", "error", "payload",
-                           "raw_payload"]
-        )  # fmt: skip
+            update_fields=[
+                "seen_count",
+                "last_run",
+                "last_seen_at",
+                "error",
+                "payload",
+                "raw_payload",
+            ]
+        )
     # Another process may add the same problem meanwhile: its row stands for both.
     ImportProblem.objects.bulk_create(list(fresh.values()), ignore_conflicts=True)
 

@@ -28,6 +28,17 @@ KINDS = {
     Source.OPENALEX: {"author", "orcid", "dois", "filter", "refresh"},
     Source.ARXIV: {"query", "ids", "category"},
 }
+# The parameters each kind of import needs.
+REQUIRED = {
+    "author": ("id",),
+    "orcid": ("orcid",),
+    "dois": ("dois",),
+    "filter": ("filter",),
+    "refresh": ("author_ids",),
+    "query": ("query",),
+    "ids": ("ids",),
+    "category": ("category", "from", "to"),
+}
 COUNTERS = ("created", "updated", "unchanged", "problems")
 FINISHED = {ImportRun.Status.SUCCEEDED, ImportRun.Status.CANCELLED}
 
@@ -56,12 +67,7 @@ def import_run_validate(source: str, kind: str, parameters: dict) -> None:
     if kind not in KINDS.get(source, set()):
         allowed = ", ".join(sorted(KINDS.get(source, set()))) or "none"
         raise ValidationError({"kind": f"{source} imports take one of: {allowed}."})
-    required = {
-        "author": ("id",), "orcid": ("orcid",), "dois": ("dois",), "filter": ("filter",),
-        "refresh": ("author_ids",), "query": ("query",), "ids": ("ids",),
-        "category": ("category", "from", "to"),
-    }  # fmt: skip
-    _require(parameters, *required[kind])
+    _require(parameters, *REQUIRED[kind])
 
 
 ENDED = {ImportRun.Status.SUCCEEDED, ImportRun.Status.FAILED, ImportRun.Status.CANCELLED}

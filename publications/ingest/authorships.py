@@ -22,9 +22,15 @@ AuthorshipInstitution = Authorship.institutions.through
 
 
 NEW_AUTHORSHIP_FIELDS = [
-    "work_id", "author_id", "source", "position", "raw_name", "raw_affiliation",
-    "is_corresponding", "confidence",
-]  # fmt: skip
+    "work_id",
+    "author_id",
+    "source",
+    "position",
+    "raw_name",
+    "raw_affiliation",
+    "is_corresponding",
+    "confidence",
+]
 
 
 @dataclass(slots=True)

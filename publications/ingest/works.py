@@ -427,9 +427,16 @@ class WorkBatch:
 
 
 SOURCE_RECORD_FIELDS = [
-    "source", "entity", "external_id", "payload", "content_hash", "fetched_at", "first_seen_at",
-    "work", "import_run",
-]  # fmt: skip
+    "source",
+    "entity",
+    "external_id",
+    "payload",
+    "content_hash",
+    "fetched_at",
+    "first_seen_at",
+    "work",
+    "import_run",
+]
 
 
 def _follow_work_merges(works: list[Work]) -> list[tuple[Work, Work]]:
