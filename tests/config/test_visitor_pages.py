@@ -64,10 +64,10 @@ def test_a_pinned_work_outside_the_filters_or_hidden_is_not_shown(held_record):
 
 
 def test_pins_lead_only_the_first_page(held_record, settings, monkeypatch):
-    from profiles import views
+    from profiles import selectors
 
     author, profile, member = held_record
-    monkeypatch.setattr(views, "WORKS_PER_PAGE", 2)
+    monkeypatch.setattr(selectors, "WORKS_PER_PAGE", 2)
     ownership.work_pin(profile=profile, work=work(author, "Alpha paper"), actor=member)
     pages = [
         titles(Client().get(author.get_absolute_url() + f"?page={n}").content.decode())
