@@ -30,7 +30,9 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse
+from django.template.loader import get_template
 from django.utils import timezone
+from django.utils.safestring import SafeString, mark_safe
 
 from publications.models import Authorship
 
@@ -74,8 +76,11 @@ def versions_current(records: Iterable[Record]) -> dict[str, str]:
     keys = [_version_key(kind, pk) for kind, pk in records]
     found = cache.get_many(keys)
     missing = {key: uuid.uuid4().hex[:12] for key in keys if key not in found}
-    for key, token in missing.items():
-        found[key] = token if cache.add(key, token, None) else cache.get(key, token)
+    if missing:
+        # Set before anything is rendered: a bump racing with this at worst costs
+        # one more render, never a stale page (the bump writes after its commit).
+        cache.set_many(missing, None)
+        found.update(missing)
     return found
 
 
@@ -160,3 +165,38 @@ def anonymous_page(kind: str, depends_on: Callable[[int], Iterable[Record]] | No
         return wrapped
 
     return decorator
+
+
+def _fragment_key(work, versions: dict[str, str], page_author_id: int, pinned: bool) -> str:
+    records = [("work", work.pk), *(("author", a.author_id) for a in work.authorships.all())]
+    tokens = "|".join(versions[_version_key(kind, pk)] for kind, pk in records)
+    digest = hashlib.sha1(tokens.encode(), usedforsecurity=False).hexdigest()[:16]
+    return f"frag:work-item:{work.pk}:{page_author_id}:{int(pinned)}:{digest}"
+
+
+def work_items_render(works, *, page_author=None, pinned: bool = False) -> SafeString:
+    """The list entries of ``works`` (authorships prefetched), each kept in the cache.
+
+    An entry shows the work and the names of its authors, so it is kept under
+    the page versions of all of them, read in one round trip; entries of a page
+    are fetched together and only the missing ones are rendered. Signed-in
+    visitors get them too: nothing in an entry depends on who looks.
+    """
+    works = list(works)
+    template = get_template("publications/_work_item.html")
+
+    def render(work) -> str:
+        return template.render({"work": work, "page_author": page_author, "pinned": pinned})
+
+    if not settings.PAGE_CACHE or not works:
+        return mark_safe("".join(render(work) for work in works))  # noqa: S308 - escaped by the template
+    records = {("work", w.pk) for w in works}
+    records |= {("author", a.author_id) for w in works for a in w.authorships.all()}
+    versions = versions_current(records)
+    author_id = page_author.pk if page_author is not None else 0
+    keys = [_fragment_key(work, versions, author_id, pinned) for work in works]
+    found = cache.get_many(keys)
+    missing = {key: render(work) for key, work in zip(keys, works, strict=True) if key not in found}
+    if missing:
+        cache.set_many(missing, PAGE_TIMEOUT)
+    return mark_safe("".join(found.get(key) or missing[key] for key in keys))  # noqa: S308

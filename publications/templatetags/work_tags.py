@@ -2,7 +2,7 @@
 
 from django import template
 
-from publications import display
+from publications import display, pagecache
 
 register = template.Library()
 
@@ -11,3 +11,9 @@ register = template.Library()
 def web_url(value: str | None) -> str:
     """``value`` if it is an http(s) address, else "": imported links never get another scheme."""
     return display.web_url(value)
+
+
+@register.simple_tag
+def work_items(works, page_author=None, pinned=False):
+    """The list entries of ``works``, each from the cache while its records are unchanged."""
+    return pagecache.work_items_render(works, page_author=page_author, pinned=pinned)

@@ -101,3 +101,29 @@ def test_signed_in_members_never_get_the_anonymous_copy(client, author):
     member.force_login(UserFactory())
     for _ in range(2):
         assert HIT not in page(member, author)
+
+
+def test_members_get_work_entries_from_the_cache_and_see_a_renamed_coauthor(author, monkeypatch):
+    coauthor = AuthorFactory(display_name="Maurice Wilkins")
+    AuthorshipFactory(work=author.authorships.get().work, author=coauthor, position=1)
+    member = Client()
+    member.force_login(UserFactory())
+    rendered = []
+    real_get_template = pagecache.get_template
+
+    class Counting:
+        def __init__(self, name):
+            self.template = real_get_template(name)
+
+        def render(self, context=None, request=None):
+            rendered.append(context["work"].pk)
+            return self.template.render(context, request)
+
+    monkeypatch.setattr(pagecache, "get_template", Counting)
+    assert "Maurice Wilkins" in page(member, author).content.decode()
+    page(member, author)
+    assert len(rendered) == 1  # the second page took the entry from the cache
+    coauthor.display_name = "M. H. F. Wilkins"
+    coauthor.save()
+    assert "M. H. F. Wilkins" in page(member, author).content.decode()
+    assert len(rendered) == 2
