@@ -46,6 +46,41 @@ def ingest_authors(
     """Write one batch of mapped author records (call inside a transaction)."""
     result = BatchResult()
     fetched_at = fetched_at or timezone.now()
+    changed = _changed_only(items, result)
+    if not changed:
+        return result
+    records = [record for _, record, _, _ in changed]
+    found = _existing_authors(records)
+    orcids = {r.orcid for r in records if r.orcid}
+    taken = set(Author.objects.filter(present_in("orcid", orcids)).values_list("orcid", flat=True))
+    institutions = entities.upsert_institutions(
+        [i for r in records for i in r.last_known_institutions]
+        + [a.institution for r in records for a in r.affiliations]
+    )
+    flipped = []  # authors marked deleted, or no longer: their works changed authors
+    for payload, record, digest, row in changed:
+        author, created, deleted_changed = _author_save(
+            record, found, orcid_free=record.orcid not in taken, institutions=institutions
+        )
+        if deleted_changed:
+            flipped.append(author.pk)
+        result.created += created
+        result.updated += not created
+        result.author_ids.add(author.pk)
+        row = row or SourceRecord(
+            source=record.source, entity=SourceRecord.Entity.AUTHOR, external_id=record.external_id
+        )
+        row.payload, row.content_hash, row.fetched_at = payload, digest, fetched_at
+        row.author, row.import_run = author, run
+        row.save()
+    if flipped:
+        works = Authorship.objects.filter(author_id__in=flipped).values_list("work_id", flat=True)
+        result.work_ids.update(works)
+    return result
+
+
+def _changed_only(items: list[tuple[dict, AuthorRecord]], result: BatchResult) -> list[tuple]:
+    """(payload, record, hash, stored row) of the items not stored as they are; counts the rest."""
     sources = {(r.source, r.external_id): (p, r) for p, r in items}
     rows = {
         (row.source, row.external_id): row
@@ -62,41 +97,24 @@ def ingest_authors(
             result.unchanged += 1
         else:
             changed.append((payload, record, digest, row))
-    if not changed:
-        return result
-    found = _existing_authors([r for _, r, _, _ in changed])
-    orcids = {r.orcid for _, r, _, _ in changed if r.orcid}
-    taken = set(Author.objects.filter(present_in("orcid", orcids)).values_list("orcid", flat=True))
-    institutions = entities.upsert_institutions(
-        [i for _, r, _, _ in changed for i in r.last_known_institutions]
-        + [a.institution for _, r, _, _ in changed for a in r.affiliations]
-    )
-    flipped = []  # authors marked deleted, or no longer: their works changed authors
-    for payload, record, digest, row in changed:
-        author = found.get(record.openalex_id or "") or found.get(f"orcid:{record.orcid}")
-        created = author is None
-        author = author or Author()
-        if author.merged_into_id:
-            author = Author.objects.get(pk=author.merged_into_id)
-        was_deleted = author.is_deleted
-        _apply(author, record, orcid_free=record.orcid not in taken)
-        if author.pk and author.is_deleted != was_deleted:
-            flipped.append(author.pk)
-        author.save()
-        _write_affiliations(author, record, institutions)
-        result.created += created
-        result.updated += not created
-        result.author_ids.add(author.pk)
-        row = row or SourceRecord(
-            source=record.source, entity=SourceRecord.Entity.AUTHOR, external_id=record.external_id
-        )
-        row.payload, row.content_hash, row.fetched_at = payload, digest, fetched_at
-        row.author, row.import_run = author, run
-        row.save()
-    if flipped:
-        works = Authorship.objects.filter(author_id__in=flipped).values_list("work_id", flat=True)
-        result.work_ids.update(works)
-    return result
+    return changed
+
+
+def _author_save(
+    record: AuthorRecord, found: dict, *, orcid_free: bool, institutions
+) -> tuple[Author, bool, bool]:
+    """Create or update the author of ``record``: (author, created, deleted flag changed)."""
+    author = found.get(record.openalex_id or "") or found.get(f"orcid:{record.orcid}")
+    created = author is None
+    author = author or Author()
+    if author.merged_into_id:
+        author = Author.objects.get(pk=author.merged_into_id)
+    was_deleted = author.is_deleted
+    _apply(author, record, orcid_free=orcid_free)
+    deleted_changed = bool(author.pk) and author.is_deleted != was_deleted
+    author.save()
+    _write_affiliations(author, record, institutions)
+    return author, created, deleted_changed
 
 
 def _write_affiliations(author: Author, record: AuthorRecord, institutions) -> None:
