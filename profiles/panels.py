@@ -17,8 +17,14 @@ from publications.models import Author
 
 def follow_fragment(request: HttpRequest, author: Author, *, next_url: str, error: str = ""):
     state = following.follow_state(author=author, user=request.user)
-    return {"author": author, "state": state, "next": next_url, "error": error,
-            "user": request.user, "request": request}  # fmt: skip
+    return {
+        "author": author,
+        "state": state,
+        "next": next_url,
+        "error": error,
+        "user": request.user,
+        "request": request,
+    }
 
 
 def panel_context(request: HttpRequest, author: Author, **extra) -> dict:

@@ -149,17 +149,27 @@ def expand_components(stored: list[dict]) -> list[dict]:
         items = []
         for item in group.get("items", []):
             weight = WEIGHTS.get(item["key"])
-            items.append({
-                "key": item["key"], "label": weight.label if weight else item["key"],
-                "points": item["points"], "maximum": weight.maximum if weight else 0,
-                "floor": weight.floor if weight else 0, "evidence": item.get("evidence", ""),
-                "links": item.get("links", []),
-            })  # fmt: skip
-        groups.append({
-            "key": group["key"], "label": component.label if component else group["key"],
-            "points": group["points"], "maximum": component.maximum if component else 0,
-            "floor": sum(i["floor"] for i in items), "items": items,
-        })  # fmt: skip
+            items.append(
+                {
+                    "key": item["key"],
+                    "label": weight.label if weight else item["key"],
+                    "points": item["points"],
+                    "maximum": weight.maximum if weight else 0,
+                    "floor": weight.floor if weight else 0,
+                    "evidence": item.get("evidence", ""),
+                    "links": item.get("links", []),
+                }
+            )
+        groups.append(
+            {
+                "key": group["key"],
+                "label": component.label if component else group["key"],
+                "points": group["points"],
+                "maximum": component.maximum if component else 0,
+                "floor": sum(i["floor"] for i in items),
+                "items": items,
+            }
+        )
     return groups
 
 
@@ -285,11 +295,15 @@ def _agreement_item(s: Signals) -> Item:
 def record_items(s: Signals) -> list[Item]:
     works_link = [Link("Published work", s.works_url)] if s.works_url and s.works else []
     items = [
-        _item("works", scaled(WEIGHTS["works"], s.works), f"{_plural(s.works, 'work')}.",
-              works_link),
-        _item("venues", scaled(WEIGHTS["venues"], s.venues),
-              f"Published in {_plural(s.venues, 'distinct venue')}."),
-    ]  # fmt: skip
+        _item(
+            "works", scaled(WEIGHTS["works"], s.works), f"{_plural(s.works, 'work')}.", works_link
+        ),
+        _item(
+            "venues",
+            scaled(WEIGHTS["venues"], s.venues),
+            f"Published in {_plural(s.venues, 'distinct venue')}.",
+        ),
+    ]
     if s.citations is None:
         items.append(_item("citations", 0, "No source gave citation counts for these works."))
     else:

@@ -87,10 +87,15 @@ def _authors(ids: list[int]) -> dict[int, _Facts]:
             ),
         )
         .values(
-            "id", "display_name", "openalex_id", "orcid", "last_known_institution__name",
-            "affiliated", "orcid_claimed",
+            "id",
+            "display_name",
+            "openalex_id",
+            "orcid",
+            "last_known_institution__name",
+            "affiliated",
+            "orcid_claimed",
         )
-    )  # fmt: skip
+    )
     return {row["id"]: _Facts(row) for row in rows}
 
 

@@ -43,10 +43,14 @@ class _Row:
 
     def json(self) -> dict:
         return {
-            "author_id": self.author_id, "score": self.score, "tier": self.tier,
-            "level": self.level, "claim_status": self.claim_status,
-            "components": self.components, "digest": self.digest,
-        }  # fmt: skip
+            "author_id": self.author_id,
+            "score": self.score,
+            "tier": self.tier,
+            "level": self.level,
+            "claim_status": self.claim_status,
+            "components": self.components,
+            "digest": self.digest,
+        }
 
 
 def _row(author_id: int, result: scoring.Result) -> _Row:
@@ -81,9 +85,10 @@ def _chunk(author_ids: list[int], reason: str, now: datetime) -> Recomputed:
             TrustScore.objects.filter(author_id__in=unchanged).update(computed_at=now)
         written = [r for r in rows if before.get(r.author_id, (None, ""))[1] != r.digest]
         changed = [
-            r for r in written
+            r
+            for r in written
             if before.get(r.author_id, (None, ""))[0] != (r.score, r.tier, r.level)
-        ]  # fmt: skip
+        ]
         _write_scores(written, now)
         _write_history(changed, reason[:200], now)
     return Recomputed(len(rows), len(changed))
@@ -148,7 +153,7 @@ def _write_history(rows: list[_Row], reason: str, now: datetime) -> None:
             components=r.components,
             reason=reason,
             computed_at=now,
-        )  # fmt: skip
+        )
         for r in rows
     )
 

@@ -20,8 +20,15 @@ def _tiers() -> list[dict]:
     )
     tiers, upper = [], 100
     for lowest, value, label in weights.TIERS:
-        tiers.append({"value": value, "label": label, "low": lowest, "high": upper,
-                      "count": counts.get(value, 0)})  # fmt: skip
+        tiers.append(
+            {
+                "value": value,
+                "label": label,
+                "low": lowest,
+                "high": upper,
+                "count": counts.get(value, 0),
+            }
+        )
         upper = lowest - 1
     return list(reversed(tiers))
 

@@ -45,10 +45,20 @@ class ClaimSerializer(serializers.ModelSerializer):
     class Meta:
         model = Claim
         fields = [
-            "id", "author", "author_name", "method", "status", "level", "evidence",
-            "evidence_links", "verified_orcid", "review_note", "created_at", "decided_at",
+            "id",
+            "author",
+            "author_name",
+            "method",
+            "status",
+            "level",
+            "evidence",
+            "evidence_links",
+            "verified_orcid",
+            "review_note",
+            "created_at",
+            "decided_at",
             "withdrawn_at",
-        ]  # fmt: skip
+        ]
         read_only_fields = fields
 
     @extend_schema_field(serializers.IntegerField(allow_null=True))

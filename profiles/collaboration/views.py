@@ -59,8 +59,9 @@ def invite(request: HttpRequest, pk: int) -> HttpResponse:
     if not form.is_valid():
         return _invite_form_page(request, author, form, "The invitation needs a correction.", 400)
     try:
-        invitation = collab.invitation_create(sender=request.user, profile=profile,
-                                              **form.cleaned_data)  # fmt: skip
+        invitation = collab.invitation_create(
+            sender=request.user, profile=profile, **form.cleaned_data
+        )
     except CollaborationError as exc:
         return _invite_form_page(request, author, form, str(exc), 400)
     if request.htmx:
@@ -86,8 +87,9 @@ def _invitation(request: HttpRequest, pk: int) -> Invitation:
     return get_object_or_404(collab.invitations_of(request.user), pk=pk)
 
 
-def _conversation_page(request, invitation, *, message_form=None, report_form=None,
-                       accept_form=None, status=200) -> HttpResponse:  # fmt: skip
+def _conversation_page(
+    request, invitation, *, message_form=None, report_form=None, accept_form=None, status=200
+) -> HttpResponse:
     user = request.user
     other = collab.other_party(invitation, user)
     other_author = collab.other_author(invitation, user)
@@ -140,8 +142,9 @@ def invitation_accept(request: HttpRequest, pk: int) -> HttpResponse:
     if not form.is_valid():
         return _conversation_page(request, invitation, accept_form=form, status=400)
     try:
-        collab.invitation_accept(invitation=invitation, user=request.user,
-                                 reply=form.cleaned_data["reply"])  # fmt: skip
+        collab.invitation_accept(
+            invitation=invitation, user=request.user, reply=form.cleaned_data["reply"]
+        )
     except CollaborationError as exc:
         messages.error(request, str(exc))
         return _conversation_page(request, invitation, accept_form=form, status=400)
@@ -203,8 +206,9 @@ def report_conversation(request: HttpRequest, pk: int) -> HttpResponse:
     if not form.is_valid():
         return _conversation_page(request, invitation, report_form=form, status=400)
     try:
-        collab.report_abuse(reporter=request.user, invitation=invitation,
-                            reason=form.cleaned_data["reason"])  # fmt: skip
+        collab.report_abuse(
+            reporter=request.user, invitation=invitation, reason=form.cleaned_data["reason"]
+        )
     except CollaborationError as exc:
         messages.error(request, str(exc))
         return _conversation_page(request, invitation, report_form=form, status=400)
@@ -220,8 +224,9 @@ def report_work(request: HttpRequest, pk: int) -> HttpResponse:
     works = (
         Work.objects.visible().filter(authorships__author=author).order_by("title", "pk")
     ).values_list("pk", "title")
-    form = MisattributionForm(request.POST or None, works=works,
-                              initial={"work": request.GET.get("work")})  # fmt: skip
+    form = MisattributionForm(
+        request.POST or None, works=works, initial={"work": request.GET.get("work")}
+    )
     status, error = 200, ""
     if request.method == "POST":
         status = 400
@@ -229,9 +234,11 @@ def report_work(request: HttpRequest, pk: int) -> HttpResponse:
             work = get_object_or_404(Work, pk=form.cleaned_data["work"])
             try:
                 _, created = collab.report_misattribution(
-                    reporter=request.user, author=author, work=work,
+                    reporter=request.user,
+                    author=author,
+                    work=work,
                     reason=form.cleaned_data["reason"],
-                )  # fmt: skip
+                )
             except CollaborationError as exc:
                 error = str(exc)
             else:

@@ -45,9 +45,13 @@ class FollowSerializer(serializers.ModelSerializer):
     class Meta:
         model = Follow
         fields = [
-            "author", "author_name", "author_url", "followers_count", "followed_at",
+            "author",
+            "author_name",
+            "author_url",
+            "followers_count",
+            "followed_at",
             "citation_alerts_since",
-        ]  # fmt: skip
+        ]
         read_only_fields = fields
 
     def get_author_url(self, follow: Follow) -> str:
@@ -105,8 +109,9 @@ class FollowViewSet(
     def list(self, request, *args, **kwargs):
         return super().list(request, *args, **kwargs)
 
-    @extend_schema(summary="Whether you follow this author (404 when you do not)",
-                   parameters=[AUTHOR_ID])  # fmt: skip
+    @extend_schema(
+        summary="Whether you follow this author (404 when you do not)", parameters=[AUTHOR_ID]
+    )
     def retrieve(self, request, *args, **kwargs):
         return super().retrieve(request, *args, **kwargs)
 

@@ -265,6 +265,30 @@ def new_citations_for(user: AbstractBaseUser, *, since=None) -> QuerySet[Citatio
     return Citation.objects.filter(pk__in=ids).select_related("citing", "cited")
 
 
+def _citations_linked_since(author_ids: set[int], since) -> dict[int, list]:
+    """Per cited author: (citing id, citing title, cited title, linked at, author name)."""
+    rows = (
+        Citation.objects.filter(
+            cited__authorships__author_id__in=author_ids,
+            linked_at__gt=since,
+            citing__merged_into__isnull=True,
+        )
+        .values_list(
+            "cited__authorships__author_id",
+            "citing_id",
+            "citing__title",
+            "cited__title",
+            "linked_at",
+            "cited__authorships__author__display_name",
+        )
+        .order_by("linked_at", "citing_id")
+    )
+    by_author: dict[int, list] = {}
+    for author_id, *rest in rows:
+        by_author.setdefault(author_id, []).append(rest)
+    return by_author
+
+
 def notify_new_citations(*, author_ids) -> int:
     """Tell followers who asked for it about new citations of these authors' works.
 
@@ -282,21 +306,7 @@ def notify_new_citations(*, author_ids) -> int:
     )
     if not follows:
         return 0
-    rows = (
-        Citation.objects.filter(
-            cited__authorships__author_id__in={author_id for _, author_id, _ in follows},
-            linked_at__gt=since,
-            citing__merged_into__isnull=True,
-        )
-        .values_list(
-            "cited__authorships__author_id", "citing_id", "citing__title", "cited__title",
-            "linked_at", "cited__authorships__author__display_name",
-        )
-        .order_by("linked_at", "citing_id")
-    )  # fmt: skip
-    by_author: dict[int, list] = {}
-    for author_id, *rest in rows:
-        by_author.setdefault(author_id, []).append(rest)
+    by_author = _citations_linked_since({author_id for _, author_id, _ in follows}, since)
     seen = set(
         Notification.objects.filter(
             kind=Notification.Kind.NEW_CITATION,

@@ -13,10 +13,17 @@ class Command(BaseCommand):
     help = "Recompute trust scores of every visible author (or of --author ids), in chunks."
 
     def add_arguments(self, parser):
-        parser.add_argument("--author", type=int, action="append", default=[], metavar="ID",
-                            help="Only this author (repeat for more).")  # fmt: skip
-        parser.add_argument("--chunk", type=int, default=services.CHUNK,
-                            help="Authors read and written together.")  # fmt: skip
+        parser.add_argument(
+            "--author",
+            type=int,
+            action="append",
+            default=[],
+            metavar="ID",
+            help="Only this author (repeat for more).",
+        )
+        parser.add_argument(
+            "--chunk", type=int, default=services.CHUNK, help="Authors read and written together."
+        )
         parser.add_argument("--reason", default="recomputed by hand")
 
     def handle(self, *args, author: list[int], chunk: int, reason: str, **options):
