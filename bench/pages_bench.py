@@ -315,13 +315,15 @@ def verdict(page: Page, bare_rps: float, before: dict) -> str:
         notes.append(f"p50 ≤ {page.p50_ms} ms: {'ok' if ok else 'MISSED'}")
     if page.key in before:
         old = before[page.key]
-        notes.append(f"before: p50 {old['p50']:.1f} ms, {old['rps']:.0f}/s")
+        share = f", {old['rps'] / old['bare']:.3f}× bare" if "bare" in old else ""
+        notes.append(f"before: p50 {old['p50']:.1f} ms, {old['rps']:.0f}/s{share}")
     if result["status"] != 200 or result["errors"]:
         notes.append(f"HTTP {result['status']}, {result['errors']} non-2xx under load")
     return "; ".join(notes)
 
 
 def measure(args, env: dict) -> None:
+    """Each page's throughput beside the bare view's, measured just before it."""
     from publications.models import Work
 
     todo = pages(args)
@@ -329,40 +331,37 @@ def measure(args, env: dict) -> None:
     server, base = serve(env, args.workers)
     bare = Page("bare", "bare view (/bench/bare/)", "/bench/bare/")
     try:
-        first = throughput(base, bare, "", args.seconds, args.connections)
+        bare.result = latency(base, bare, "", args.runs)
         for page in todo:
             page_cookie = cookie if page.signed_in else ""
             page.result = latency(base, page, page_cookie, args.runs)
+            page.result["bare"] = throughput(base, bare, "", args.seconds, args.connections)["rps"]
             page.result |= throughput(base, page, page_cookie, args.seconds, args.connections)
-        last = throughput(base, bare, "", args.seconds, args.connections)
     finally:
         server.terminate()
         server.wait()
-    bare_rps = (first["rps"] + last["rps"]) / 2
-    report(args, Work.objects.count(), bare_rps, (first, last), todo)
+    report(args, Work.objects.count(), bare, todo)
 
 
-def report(args, works: int, bare_rps: float, bares: tuple, todo: list[Page]) -> None:
+def report(args, works: int, bare: Page, todo: list[Page]) -> None:
     before = json.loads(Path(args.before).read_text()) if args.before else {}
     print(
         f"\n{works:,} works in {args.database}; gunicorn, {args.workers} workers; wrk "
-        f"{args.connections} connections {args.seconds} s; latency: {args.runs} requests "
-        f"on one connection at a time."
+        f"{args.connections} connections {args.seconds} s, the bare view just before each "
+        f"page; latency: {args.runs} requests on one connection at a time."
     )
-    print(
-        f"bare view: {bares[0]['rps']:.0f} and {bares[1]['rps']:.0f} req/s (first, last); "
-        f"reference {bare_rps:.0f}"
-    )
-    print(f"{'page':<40} {'req/s':>7} {'×bare':>6} {'p50 ms':>7} {'p90 ms':>7}  target")
+    print(f"bare view latency: p50 {bare.result['p50']:.1f} ms, p90 {bare.result['p90']:.1f} ms")
+    print(f"{'page':<38} {'req/s':>6} {'bare':>6} {'×bare':>6} {'p50 ms':>7} {'p90 ms':>7}  target")
     for page in todo:
         r = page.result
         print(
-            f"{page.label[:40]:<40} {r['rps']:>7.0f} {r['rps'] / bare_rps:>6.3f} "
-            f"{r['p50']:>7.1f} {r['p90']:>7.1f}  {verdict(page, bare_rps, before)}"
+            f"{page.label[:38]:<38} {r['rps']:>6.0f} {r['bare']:>6.0f} "
+            f"{r['rps'] / r['bare']:>6.3f} {r['p50']:>7.1f} {r['p90']:>7.1f}  "
+            f"{verdict(page, r['bare'], before)}"
         )
     if args.save:
-        figures = {p.key: {"rps": p.result["rps"], "p50": p.result["p50"]} for p in todo}
-        Path(args.save).write_text(json.dumps({"bare": bare_rps, **figures}, indent=1))
+        figures = {p.key: {k: p.result[k] for k in ("rps", "bare", "p50")} for p in todo}
+        Path(args.save).write_text(json.dumps(figures, indent=1))
     load = os.getloadavg()
     print(f"\nload: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
 
