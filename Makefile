@@ -6,6 +6,8 @@ PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 HOST ?= 127.0.0.1
 PORT ?= 8000
+# Test processes (pytest-xdist); TEST_WORKERS=0 runs the suite in this one process.
+TEST_WORKERS ?= 2
 
 .PHONY: run test test-fast worker beat lint fmt migrate venv venv-dev checkers clean
 
@@ -44,10 +46,10 @@ run: migrate
 	$(PY) manage.py runserver $(HOST):$(PORT)
 
 test: venv-dev checkers
-	$(VENV)/bin/pytest $(PYTEST_ARGS)
+	$(VENV)/bin/pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
 
 test-fast: venv-dev
-	$(VENV)/bin/pytest -m "not browser" $(PYTEST_ARGS)
+	$(VENV)/bin/pytest -n $(TEST_WORKERS) -m "not browser" $(PYTEST_ARGS)
 
 worker: venv
 	$(VENV)/bin/celery -A config worker -Q imports,compute --loglevel=info
