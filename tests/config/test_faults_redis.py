@@ -55,7 +55,8 @@ def redis_site(own_redis, monkeypatch):  # noqa: F811
     saved = conf.broker_url, conf.task_always_eager
     _close_broker_connections()
     conf.broker_url, conf.task_always_eager = own_redis.url, False
-    with override_settings(CACHES=_cache_settings(own_redis.url)):
+    # Code that asks whether tasks run inline reads the setting (graph.views does).
+    with override_settings(CACHES=_cache_settings(own_redis.url), CELERY_TASK_ALWAYS_EAGER=False):
         yield own_redis
     _close_broker_connections()
     conf.broker_url, conf.task_always_eager = saved
