@@ -118,7 +118,11 @@ def test_the_sign_in_page_offers_password_reset_once(client):
 
 
 def test_every_search_landmark_has_a_name(client):
-    for url in (reverse("publications:search") + "?q=paper", reverse("publications:search"), "/no/such/page/"):
+    for url in (
+        reverse("publications:search") + "?q=paper",
+        reverse("publications:search"),
+        "/no/such/page/",
+    ):
         html = client.get(url).content.decode()
         forms = re.findall(r"<form[^>]*role=\"search\"[^>]*>", html)
         assert forms, url
