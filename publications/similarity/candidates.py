@@ -13,7 +13,7 @@ from publications.similarity.neighbours import Neighbours
 from publications.similarity.scoring import CITATION_HALF, MIN_SCORE, NEIGHBOURS, WEIGHTS, Match
 
 # Works scored at once: their candidate pairs are a few arrays of this many x k cells.
-CHUNK_ROWS = 20_000
+CHUNK_ROWS = 5_000
 
 
 @dataclass

@@ -24,14 +24,14 @@ from sklearn.preprocessing import normalize
 from publications.similarity.corpus import Corpus
 from publications.similarity.scoring import WEIGHTS
 
-CANDIDATES = 40
-DIMENSIONS = 128
+CANDIDATES = 100
+DIMENSIONS = 256
 SVD_SAMPLE = 50_000
 EXACT_BELOW = 2_000
 # HNSW: links per node, and how wide the build and the search look.
 HNSW_LINKS = 32
 HNSW_BUILD_WIDTH = 80
-HNSW_SEARCH_WIDTH = 128
+HNSW_SEARCH_WIDTH = 200
 # Works whose vectors are computed (and searched) at once.
 BATCH = 20_000
 SEED = 7
