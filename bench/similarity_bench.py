@@ -218,17 +218,20 @@ def recall(corpus, args) -> None:
 
     n = len(corpus)
     rng = np.random.default_rng(5)
-    sample = np.sort(rng.choice(n, min(args.sample, n), replace=False))
-    small = sub_corpus(corpus, sample)
-    rows = np.arange(len(small))
-    exact, _ = timed(f"(d) exact top-5 on a {len(small)} sample", lambda: exact_lists(small, rows))
-    approx, _ = timed(
-        f"(d) approximate top-5 on the {len(small)} sample",
-        lambda: approximate_lists(small, rows, Neighbours(small)),
-    )
-    share, priors = compare(exact, approx)
-    print(f"(d) recall@5 on {len(small)} works: {share:.3f}   target >= {TARGETS['recall']}")
-    print(f"    prior similarity within 0.01 of exact: {priors:.3f}")
+    if args.sample:
+        sample = np.sort(rng.choice(n, min(args.sample, n), replace=False))
+        small = sub_corpus(corpus, sample)
+        rows = np.arange(len(small))
+        exact, _ = timed(
+            f"(d) exact top-5 on a {len(small)} sample", lambda: exact_lists(small, rows)
+        )
+        approx, _ = timed(
+            f"(d) approximate top-5 on the {len(small)} sample",
+            lambda: approximate_lists(small, rows, Neighbours(small)),
+        )
+        share, priors = compare(exact, approx)
+        print(f"(d) recall@5 on {len(small)} works: {share:.3f}   target >= {TARGETS['recall']}")
+        print(f"    prior similarity within 0.01 of exact: {priors:.3f}")
     if not args.queries:
         return
     queries = np.sort(rng.choice(n, min(args.queries, n), replace=False))
