@@ -110,8 +110,8 @@ def _reference_target(kind: str, value: str) -> str:
         author = Author.objects.filter(**{field: value}, is_deleted=False).first()
         if author is not None:
             return (author.merged_into or author).get_absolute_url()
-        name = "profiles:researcher_by_orcid" if kind == "orcid" else "profiles:researcher_by_openalex"
-        return reverse(name, kwargs={"value": value})
+        by = "orcid" if kind == "orcid" else "openalex"
+        return reverse(f"profiles:researcher_by_{by}", kwargs={"value": value})
     scheme = {"doi": "doi", "arxiv": "arxiv", "openalex-work": "openalex"}[kind]
     work = _work_by_id(WORK_IDS[scheme], value)
     if work is not None:

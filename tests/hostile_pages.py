@@ -20,7 +20,11 @@ CLOSE_SCRIPT = "</script><video src=x onerror=\"alert('ld')\"><script>alert('ld'
 
 def record_pages(works: list[Work]) -> list[str]:
     """HTML pages: home, search, each work, researcher, institution, venue, topic, explorer."""
-    pages = [reverse("publications:home"), reverse("publications:search") + "?q=Hostile", reverse("publications:search") + "?q=script"]
+    pages = [
+        reverse("publications:home"),
+        reverse("publications:search") + "?q=Hostile",
+        reverse("publications:search") + "?q=script",
+    ]
     institutions: set[int] = set()
     for work in works:
         pages.append(work.get_absolute_url())
