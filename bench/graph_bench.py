@@ -218,13 +218,24 @@ def measure(args) -> list[tuple]:
         median, p90 = timed(
             lambda limits=limits: neighbourhood.build(author, limits=limits), args.runs
         )
-        rows.append((f"neighbourhood ({label}, {len(hood.nodes)} nodes, "
-                     f"{len(queries)} queries)", median, p90, "neighbourhood"))  # fmt: skip
+        rows.append(
+            (
+                f"neighbourhood ({label}, {len(hood.nodes)} nodes, {len(queries)} queries)",
+                median,
+                p90,
+                "neighbourhood",
+            )
+        )
 
     big_limits = neighbourhood.Limits(
-        collaborators=130, links_among=200, second_hop_from=12, second_hop_each=6,
-        topics=10, papers=15, institutions=15,
-    )  # fmt: skip
+        collaborators=130,
+        links_among=200,
+        second_hop_from=12,
+        second_hop_each=6,
+        topics=10,
+        papers=15,
+        institutions=15,
+    )
     big = neighbourhood.build(author, limits=big_limits)
     median, p90 = timed(lambda: str(svg.draw(big, size=900, labels=22)), args.runs)
     rows.append((f"SVG of {len(big.nodes)} nodes, {len(big.edges)} edges", median, p90, "svg"))
@@ -257,10 +268,15 @@ def measure(args) -> list[tuple]:
 
     updates = [one_batch() for _ in range(args.batches)]
     took = sorted(u[0] for u in updates)
-    rows.append((
-        f"edge update after 1,000 works ({updates[0][1]:,} authors, "
-        f"{updates[0][2]:,} edges rewritten)", statistics.median(took), took[-1], "update",
-    ))  # fmt: skip
+    rows.append(
+        (
+            f"edge update after 1,000 works ({updates[0][1]:,} authors, "
+            f"{updates[0][2]:,} edges rewritten)",
+            statistics.median(took),
+            took[-1],
+            "update",
+        )
+    )
     return rows
 
 

@@ -127,8 +127,12 @@ def timed_import(path: Path, env: dict) -> tuple[float, int, int, str]:
     started = time.perf_counter()
     child = subprocess.Popen(
         [PYTHON, "-c", LAUNCHER, str(path)],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     sampler = TreeSampler(child.pid)
     sampler.start()
     out, err = child.communicate()

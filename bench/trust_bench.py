@@ -44,10 +44,18 @@ def fresh_database(server: str, name: str) -> str:
 # Filling the database ---------------------------------------------------------------------
 
 FILLERS = {  # a value for every NOT NULL column a statement below does not name
-    "text": "''", "character varying": "''", "boolean": "false", "integer": "0",
-    "bigint": "0", "smallint": "0", "double precision": "0", "jsonb": "'[]'::jsonb",
-    "json": "'[]'::json", "timestamp with time zone": "now()", "date": "current_date",
-}  # fmt: skip
+    "text": "''",
+    "character varying": "''",
+    "boolean": "false",
+    "integer": "0",
+    "bigint": "0",
+    "smallint": "0",
+    "double precision": "0",
+    "jsonb": "'[]'::jsonb",
+    "json": "'[]'::json",
+    "timestamp with time zone": "now()",
+    "date": "current_date",
+}
 
 
 def insert(cur, table: str, values: dict[str, str], source: str) -> None:
@@ -242,8 +250,11 @@ def run(authors: int, args) -> None:
     )
     for label in ("first", "again"):
         seconds, peak, summary = timed_recompute(env)
-        print(f"{authors:>8} {label:>6} {seconds:>8.1f} {authors / seconds:>9.0f}"
-              f" {peak / 1024:>8.0f}MB   {summary}", flush=True)  # fmt: skip
+        print(
+            f"{authors:>8} {label:>6} {seconds:>8.1f} {authors / seconds:>9.0f}"
+            f" {peak / 1024:>8.0f}MB   {summary}",
+            flush=True,
+        )
 
 
 def main() -> None:

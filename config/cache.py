@@ -26,9 +26,18 @@ logger = logging.getLogger("config")
 
 UNAVAILABLE = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
 METHODS = (
-    "add", "get", "set", "touch", "delete", "get_many", "has_key", "incr",
-    "set_many", "delete_many", "clear",
-)  # fmt: skip
+    "add",
+    "get",
+    "set",
+    "touch",
+    "delete",
+    "get_many",
+    "has_key",
+    "incr",
+    "set_many",
+    "delete_many",
+    "clear",
+)
 
 
 class _FallbackClient:

@@ -68,8 +68,14 @@ class InstitutionSerializer(WebURLs):
     class Meta:
         model = Institution
         fields = [
-            "id", "name", "openalex_id", "ror", "country_code", "type", "homepage_url",
-        ]  # fmt: skip
+            "id",
+            "name",
+            "openalex_id",
+            "ror",
+            "country_code",
+            "type",
+            "homepage_url",
+        ]
 
 
 class TopicSerializer(serializers.ModelSerializer):
@@ -121,11 +127,25 @@ class AuthorMetricsSerializer(serializers.ModelSerializer):
     class Meta:
         model = AuthorMetrics
         fields = [
-            "works_count", "citations", "h_index", "i10_index", "citations_by_year",
-            "topics_count", "close_collaborators_count", "followers_count", "primary_category",
-            "ai_score", "novelty", "first_year", "last_year", "collaborators_top", "topics_top",
-            "institutions_list", "computed_at", "site_citations",
-        ]  # fmt: skip
+            "works_count",
+            "citations",
+            "h_index",
+            "i10_index",
+            "citations_by_year",
+            "topics_count",
+            "close_collaborators_count",
+            "followers_count",
+            "primary_category",
+            "ai_score",
+            "novelty",
+            "first_year",
+            "last_year",
+            "collaborators_top",
+            "topics_top",
+            "institutions_list",
+            "computed_at",
+            "site_citations",
+        ]
         extra_kwargs = {
             "site_citations": {"help_text": "Citations of the author's works by works held here."}
         }
@@ -149,9 +169,14 @@ class AuthorSerializer(serializers.ModelSerializer):
     class Meta:
         model = Author
         fields = [
-            "id", "display_name", "url", "openalex_id", "orcid", "last_known_institution",
+            "id",
+            "display_name",
+            "url",
+            "openalex_id",
+            "orcid",
+            "last_known_institution",
             "works_count",
-        ]  # fmt: skip
+        ]
 
 
 class AuthorDetailSerializer(AuthorSerializer):
@@ -204,11 +229,27 @@ class WorkSerializer(WebURLs):
     class Meta:
         model = Work
         fields = [
-            "id", "title", "url", "type", "publication_date", "publication_year", "venue",
-            "journal_ref", "arxiv_primary_category", "doi", "arxiv_id", "openalex_id",
-            "cited_by_count", "abstract", "comments", "code_url", "is_open_access", "oa_status",
-            "authorships", "unlinked_authors",
-        ]  # fmt: skip
+            "id",
+            "title",
+            "url",
+            "type",
+            "publication_date",
+            "publication_year",
+            "venue",
+            "journal_ref",
+            "arxiv_primary_category",
+            "doi",
+            "arxiv_id",
+            "openalex_id",
+            "cited_by_count",
+            "abstract",
+            "comments",
+            "code_url",
+            "is_open_access",
+            "oa_status",
+            "authorships",
+            "unlinked_authors",
+        ]
 
 
 class GrantEntrySerializer(serializers.Serializer):
@@ -222,10 +263,23 @@ class WorkDetailSerializer(WorkSerializer):
 
     class Meta(WorkSerializer.Meta):
         fields = [
-            *WorkSerializer.Meta.fields, "source_created_date", "source_updated_at", "pdf_url",
-            "landing_url", "license", "oa_url", "volume", "issue", "first_page", "last_page",
-            "is_retracted", "embargo_until", "counts_by_year", "topics", "grants",
-        ]  # fmt: skip
+            *WorkSerializer.Meta.fields,
+            "source_created_date",
+            "source_updated_at",
+            "pdf_url",
+            "landing_url",
+            "license",
+            "oa_url",
+            "volume",
+            "issue",
+            "first_page",
+            "last_page",
+            "is_retracted",
+            "embargo_until",
+            "counts_by_year",
+            "topics",
+            "grants",
+        ]
 
 
 class CitedWorkSerializer(serializers.ModelSerializer):
@@ -399,13 +453,30 @@ class ImportRunSerializer(serializers.ModelSerializer):
     class Meta:
         model = ImportRun
         fields = [
-            "id", "source", "kind", "parameters", "status", "processed", "total", "progress",
-            "counters", "error", "created_at", "started_at", "finished_at",
-        ]  # fmt: skip
-        read_only_fields = [
-            "status", "processed", "total", "counters", "error", "created_at", "started_at",
+            "id",
+            "source",
+            "kind",
+            "parameters",
+            "status",
+            "processed",
+            "total",
+            "progress",
+            "counters",
+            "error",
+            "created_at",
+            "started_at",
             "finished_at",
-        ]  # fmt: skip
+        ]
+        read_only_fields = [
+            "status",
+            "processed",
+            "total",
+            "counters",
+            "error",
+            "created_at",
+            "started_at",
+            "finished_at",
+        ]
 
     def get_progress(self, run: ImportRun) -> float | None:
         """Share of the known total processed, 0-1; null while the total is unknown."""
@@ -430,9 +501,11 @@ class ImportRunSerializer(serializers.ModelSerializer):
 
 
 class ImportRunViewSet(
-    mixins.CreateModelMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin,
+    mixins.CreateModelMixin,
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
     viewsets.GenericViewSet,
-):  # fmt: skip
+):
     """Staff with the import permissions, as in the admin: view to list, add to queue,
     change to cancel or retry."""
 

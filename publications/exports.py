@@ -48,9 +48,28 @@ _RIS_TYPES = {
     Work.Type.DISSERTATION: "THES",
 }
 _PARTICLES = {
-    "van", "von", "der", "den", "de", "del", "della", "di", "da", "du", "la", "le", "ter",
-    "ten", "bin", "ibn", "al", "dos", "das", "do", "zu",
-}  # fmt: skip
+    "van",
+    "von",
+    "der",
+    "den",
+    "de",
+    "del",
+    "della",
+    "di",
+    "da",
+    "du",
+    "la",
+    "le",
+    "ter",
+    "ten",
+    "bin",
+    "ibn",
+    "al",
+    "dos",
+    "das",
+    "do",
+    "zu",
+}
 # Letters that Unicode does not decompose into an ASCII letter and a mark.
 _ASCII_LETTERS = str.maketrans(
     {"æ": "ae", "ø": "o", "ß": "ss", "œ": "oe", "ł": "l", "đ": "d", "þ": "th", "ð": "d", "ı": "i"}

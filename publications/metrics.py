@@ -32,12 +32,25 @@ AI_HALF_LIFE_YEARS = 5
 CLOSE_COLLABORATOR_MIN_WORKS = 2
 TOP_LIST_LENGTH = 10  # collaborators, topics and institutions kept on the metrics row
 METRIC_FIELDS = [
-    "works_count", "citations", "h_index", "i10_index", "citations_by_year", "topics_count",
-    "close_collaborators_count", "primary_category", "ai_score", "novelty", "first_year",
+    "works_count",
+    "citations",
+    "h_index",
+    "i10_index",
+    "citations_by_year",
+    "topics_count",
+    "close_collaborators_count",
+    "primary_category",
+    "ai_score",
+    "novelty",
+    "first_year",
     "last_year",
-    "computed_at", "followers_count", "collaborators_top", "topics_top", "institutions_list",
+    "computed_at",
+    "followers_count",
+    "collaborators_top",
+    "topics_top",
+    "institutions_list",
     "site_citations",
-]  # fmt: skip
+]
 
 
 @dataclass
@@ -79,10 +92,18 @@ def ai_score(works: Iterable[WorkFacts], *, this_year: int) -> float | None:
 def _load_works(author_ids) -> tuple[dict[int, set[int]], dict[int, WorkFacts]]:
     by_author: dict[int, set[int]] = defaultdict(set)
     works: dict[int, WorkFacts] = {}
-    rows = Authorship.objects.of_visible_works().filter(author_id__in=author_ids).values_list(
-        "author_id", "work_id", "work__cited_by_count", "work__counts_by_year",
-        "work__publication_year", "work__arxiv_primary_category",
-    )  # fmt: skip
+    rows = (
+        Authorship.objects.of_visible_works()
+        .filter(author_id__in=author_ids)
+        .values_list(
+            "author_id",
+            "work_id",
+            "work__cited_by_count",
+            "work__counts_by_year",
+            "work__publication_year",
+            "work__arxiv_primary_category",
+        )
+    )
     for author_id, work_id, cited, by_year, year, category in rows:
         by_author[author_id].add(work_id)
         if work_id not in works:
@@ -95,9 +116,14 @@ def _load_topics(works: dict[int, WorkFacts]) -> dict[int, tuple[str, str]]:
     """Mark each work's topics and AI flag; return the name and key of every topic seen."""
     names: dict[int, tuple[str, str]] = {}
     rows = WorkTopic.objects.filter(work_id__in=works).values_list(
-        "work_id", "topic_id", "topic__key", "topic__kind", "topic__name",
-        "topic__parent__name", "topic__parent__parent__name",
-    )  # fmt: skip
+        "work_id",
+        "topic_id",
+        "topic__key",
+        "topic__kind",
+        "topic__name",
+        "topic__parent__name",
+        "topic__parent__parent__name",
+    )
     for work_id, topic_id, key, kind, name, parent_name, grandparent_name in rows:
         facts = works[work_id]
         facts.topics.add(topic_id)
@@ -153,13 +179,15 @@ def _collaborators_top(coauthors: Coauthors, names: dict[int, str]) -> list[dict
     top = []
     for person in coauthors.close()[:TOP_LIST_LENGTH]:
         name = names.get(person, "")
-        top.append({
-            "id": person,
-            "name": name,
-            "slug": slugify(name)[:80] or "author",
-            "joint_works": coauthors.joint[person],
-            "last_year": coauthors.last_year.get(person) or None,
-        })  # fmt: skip
+        top.append(
+            {
+                "id": person,
+                "name": name,
+                "slug": slugify(name)[:80] or "author",
+                "joint_works": coauthors.joint[person],
+                "last_year": coauthors.last_year.get(person) or None,
+            }
+        )
     return top
 
 
@@ -184,9 +212,14 @@ def _load_author_facts(author_ids) -> dict[int, AuthorFacts]:
     rows = (
         Author.objects.filter(id__in=author_ids)
         .annotate(followers=Count("follows", distinct=True))
-        .values_list("id", "followers", "last_known_institution_id",
-                     "last_known_institution__name", "last_known_institution__ror")
-    )  # fmt: skip
+        .values_list(
+            "id",
+            "followers",
+            "last_known_institution_id",
+            "last_known_institution__name",
+            "last_known_institution__ror",
+        )
+    )
     for author_id, followers, inst_id, name, ror in rows:
         facts[author_id].followers = followers
         current[author_id] = inst_id

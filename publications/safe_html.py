@@ -29,9 +29,23 @@ INLINE_TAGS = {"i", "em", "b", "strong", "sub", "sup", "code", "sc", "u"}
 BLOCK_TAGS = {"p", "br"}
 # Elements whose content is code or hidden matter rather than text: dropped whole.
 DROPPED_WITH_CONTENT = {
-    "script", "style", "iframe", "object", "embed", "noscript", "template", "textarea",
-    "title", "xmp", "noembed", "noframes", "select", "applet", "frameset", "frame",
-}  # fmt: skip
+    "script",
+    "style",
+    "iframe",
+    "object",
+    "embed",
+    "noscript",
+    "template",
+    "textarea",
+    "title",
+    "xmp",
+    "noembed",
+    "noframes",
+    "select",
+    "applet",
+    "frameset",
+    "frame",
+}
 _RISKY_TAGS = {"base", "details", "video", "audio", "source", "marquee", "dialog", "portal"}
 _KNOWN = sorted(set(HTML_TAGS.split()) | DROPPED_WITH_CONTENT | _RISKY_TAGS | INLINE_TAGS)
 # A "<" that opens a whole tag we know of (or a namespaced one, as in JATS and MathML),

@@ -172,18 +172,30 @@ def _openalex_work_id(value: str) -> str | None:
 
 WORK_IDS = {
     "doi": ExternalId(
-        "DOI", "10.1145/3503222.3507778", "doi.org", "https://doi.org/{}",
-        identifiers.normalize_doi, _doi_lookup,
+        "DOI",
+        "10.1145/3503222.3507778",
+        "doi.org",
+        "https://doi.org/{}",
+        identifiers.normalize_doi,
+        _doi_lookup,
     ),
     "arxiv": ExternalId(
-        "arXiv id", "2102.04285 or hep-th/9901001v2", "arXiv", "https://arxiv.org/abs/{}",
-        identifiers.normalize_arxiv_id, _arxiv_lookup,
+        "arXiv id",
+        "2102.04285 or hep-th/9901001v2",
+        "arXiv",
+        "https://arxiv.org/abs/{}",
+        identifiers.normalize_arxiv_id,
+        _arxiv_lookup,
     ),
     "openalex": ExternalId(
-        "OpenAlex id", "W2741809807", "OpenAlex", "https://openalex.org/{}",
-        _openalex_work_id, lambda short: Q(openalex_id=short),
+        "OpenAlex id",
+        "W2741809807",
+        "OpenAlex",
+        "https://openalex.org/{}",
+        _openalex_work_id,
+        lambda short: Q(openalex_id=short),
     ),
-}  # fmt: skip
+}
 
 
 def _work_by_id(kind: ExternalId, normalised: str) -> Work | None:

@@ -57,14 +57,32 @@ FIELDS = {
 
 TRUSTED = {
     "openalex": {
-        "title", "type", "language", "publication_date", "publication_year",
-        "source_created_date", "doi", "openalex_id", "pmid", "license", "is_open_access",
-        "is_retracted", "cited_by_count", "counts_by_year", "landing_url", "venue",
-        "authors_truncated", "oa_status", "oa_url", "volume", "issue", "first_page",
+        "title",
+        "type",
+        "language",
+        "publication_date",
+        "publication_year",
+        "source_created_date",
+        "doi",
+        "openalex_id",
+        "pmid",
+        "license",
+        "is_open_access",
+        "is_retracted",
+        "cited_by_count",
+        "counts_by_year",
+        "landing_url",
+        "venue",
+        "authors_truncated",
+        "oa_status",
+        "oa_url",
+        "volume",
+        "issue",
+        "first_page",
         "last_page",
     },
     "arxiv": {"abstract", "arxiv_id", "arxiv_primary_category", "comments", "journal_ref"},
-}  # fmt: skip
+}
 
 ARXIV_DOI_PREFIX = "10.48550/arxiv."
 LIMITS = {f.name: f.max_length for f in Work._meta.get_fields() if getattr(f, "max_length", None)}

@@ -33,10 +33,21 @@ def _errors(output: str) -> list[str]:
 def _gunicorn(env: dict, *args: str) -> subprocess.CompletedProcess:
     gunicorn = Path(sys.executable).with_name("gunicorn")
     return subprocess.run(
-        [str(gunicorn), "--workers", "3", "--bind", f"127.0.0.1:{free_port()}", *args,
-         "config.wsgi:application"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
+        [
+            str(gunicorn),
+            "--workers",
+            "3",
+            "--bind",
+            f"127.0.0.1:{free_port()}",
+            *args,
+            "config.wsgi:application",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def test_the_web_server_says_one_line_and_exits_when_the_database_is_down(database_down):
@@ -68,8 +79,12 @@ def test_a_worker_that_cannot_reach_the_database_stops_gunicorn(database_down, t
 def test_manage_py_shell_says_the_same_line(database_down):
     result = subprocess.run(
         [sys.executable, "manage.py", "shell", "-c", "print('reached the shell')"],
-        cwd=ROOT, env=database_down, capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
+        cwd=ROOT,
+        env=database_down,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 2
     assert "reached the shell" not in result.stdout
     assert "Traceback" not in result.stderr

@@ -67,9 +67,12 @@ def test_the_citation_sections_wide_and_narrow(work, live_server, page, screensh
     )
     titles = cited_by.locator(".work-title").all_inner_texts()
     assert len(titles) == 10
-    years = [int(t) for t in cited_by.locator("time").evaluate_all(
-        "nodes => nodes.map(n => n.getAttribute('datetime').slice(0, 4))"
-    )]  # fmt: skip
+    years = [
+        int(t)
+        for t in cited_by.locator("time").evaluate_all(
+            "nodes => nodes.map(n => n.getAttribute('datetime').slice(0, 4))"
+        )
+    ]
     assert years == sorted(years, reverse=True)
     screenshot("citations-desktop")
 

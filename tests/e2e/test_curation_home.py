@@ -55,9 +55,13 @@ def some_waiting_work() -> None:
         )
     ImportProblem.objects.create(source="openalex", error="work W1 has no title")
     ImportRun.objects.create(
-        source="openalex", kind="author", parameters={"id": "A5017898742"},
-        status="running", processed=120, total=480,
-    )  # fmt: skip
+        source="openalex",
+        kind="author",
+        parameters={"id": "A5017898742"},
+        status="running",
+        processed=120,
+        total=480,
+    )
 
 
 @pytest.mark.parametrize("size", SIZES)

@@ -25,8 +25,9 @@ def test_blocking_stops_invitations_and_messages_both_ways(conversation, recipie
     with pytest.raises(CollaborationError, match="blocked"):
         collab.message_send(invitation=conversation, user=sender, body="Still there?")
     with pytest.raises(CollaborationError, match="cannot send invitations"):
-        collab.invitation_create(sender=sender, profile=recipient.profile, topic=TOPIC,
-                                 message=MESSAGE)  # fmt: skip
+        collab.invitation_create(
+            sender=sender, profile=recipient.profile, topic=TOPIC, message=MESSAGE
+        )
     page = signed_in(sender).get(recipient.profile.author.get_absolute_url()).content.decode()
     assert "You cannot send invitations to this researcher." in page
     conversation_page = signed_in(sender).get(
@@ -189,8 +190,9 @@ def test_staff_dismiss_a_report_and_nothing_changes(author, stranger, staff):
 
 def test_reports_list_in_the_admin_for_staff_only(author, stranger, staff, recipient):
     work = work_of(author, title="Dunes")
-    collab.report_misattribution(reporter=stranger, author=author, work=work,
-                                 reason="Someone else's paper.")  # fmt: skip
+    collab.report_misattribution(
+        reporter=stranger, author=author, work=work, reason="Someone else's paper."
+    )
     url = reverse("admin:profiles_report_changelist")
     assert signed_in(staff).get(url).status_code == 200
     for user in (stranger, recipient):

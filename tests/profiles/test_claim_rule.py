@@ -418,18 +418,26 @@ def test_the_data_migration_reopens_claims_writes_the_audit_trail_and_rescores()
             ).institutions.add(udem)
         Claim = old.get_model("profiles", "Claim")
         moved = Claim.objects.create(
-            user=user, author=author, method="email", status="approved",
-            verified_email="yoshua@umontreal.ca", decided_at=timezone.now(),
-        )  # fmt: skip
+            user=user,
+            author=author,
+            method="email",
+            status="approved",
+            verified_email="yoshua@umontreal.ca",
+            decided_at=timezone.now(),
+        )
         kept = Claim.objects.create(
             user=other, author=by_orcid, method="orcid", status="approved", verified_orcid=ORCID
         )
         old.get_model("profiles", "Profile").objects.create(author=author, user=user)
         old.get_model("profiles", "Profile").objects.create(author=by_orcid, user=other)
         TrustScore.objects.create(
-            author_id=author.pk, score=40, tier="established", level=3,
-            claim_status="Claimed and verified", computed_at=timezone.now(),
-        )  # fmt: skip
+            author_id=author.pk,
+            score=40,
+            tier="established",
+            level=3,
+            claim_status="Claimed and verified",
+            computed_at=timezone.now(),
+        )
     finally:
         call_command("migrate", verbosity=0)  # forward again, to the newest state
     moved = current_apps.get_model("profiles", "Claim").objects.get(pk=moved.pk)

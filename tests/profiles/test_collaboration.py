@@ -102,8 +102,9 @@ def test_who_may_not_invite(request, recipient, author, who, reason):
     user = request.getfixturevalue(who)
     assert reason in collab.invite_refusal(sender=user, profile=recipient.profile)
     with pytest.raises(CollaborationError, match=reason):
-        collab.invitation_create(sender=user, profile=recipient.profile, topic=TOPIC,
-                                 message=MESSAGE)  # fmt: skip
+        collab.invitation_create(
+            sender=user, profile=recipient.profile, topic=TOPIC, message=MESSAGE
+        )
     response = signed_in(user).post(invite_url(author), {"topic": TOPIC, "message": MESSAGE})
     assert response.status_code in (200, 400)
     assert not Invitation.objects.exists()
@@ -118,18 +119,24 @@ def test_a_researcher_who_is_not_open_cannot_be_invited(sender, owner, author):
 
 def test_one_pending_invitation_per_pair(invitation, sender, recipient):
     with pytest.raises(CollaborationError, match="still waiting"):
-        collab.invitation_create(sender=sender, profile=recipient.profile, topic="Another topic",
-                                 message=MESSAGE)  # fmt: skip
+        collab.invitation_create(
+            sender=sender, profile=recipient.profile, topic="Another topic", message=MESSAGE
+        )
 
 
 def test_after_a_decline_the_sender_waits_before_asking_again(invitation, sender, recipient):
     collab.invitation_decline(invitation=invitation, user=recipient)
     with pytest.raises(CollaborationError, match="declined your last invitation"):
-        collab.invitation_create(sender=sender, profile=recipient.profile, topic=TOPIC,
-                                 message=MESSAGE)  # fmt: skip
+        collab.invitation_create(
+            sender=sender, profile=recipient.profile, topic=TOPIC, message=MESSAGE
+        )
     Invitation.objects.update(responded_at=timezone.now() - timedelta(days=31))
-    assert collab.invitation_create(sender=sender, profile=recipient.profile, topic=TOPIC,
-                                    message=MESSAGE).status == "pending"  # fmt: skip
+    assert (
+        collab.invitation_create(
+            sender=sender, profile=recipient.profile, topic=TOPIC, message=MESSAGE
+        ).status
+        == "pending"
+    )
 
 
 def test_invitations_are_rate_limited_with_a_429_page(sender, author, recipient, monkeypatch):

@@ -218,9 +218,14 @@ def test_a_missing_doi_is_imported_then_linked_and_stays_linked(
     tmp_path, record, owner, client, django_capture_on_commit_callbacks
 ):
     doi = "10.5555/added"
-    payload = work_payload("W3", doi, "A paper OpenAlex credits to someone else", [
-        ("A5000000007", "Someone Else"),
-    ])  # fmt: skip
+    payload = work_payload(
+        "W3",
+        doi,
+        "A paper OpenAlex credits to someone else",
+        [
+            ("A5000000007", "Someone Else"),
+        ],
+    )
     client.force_login(owner)
     url = reverse("profiles:work_add", args=[record.pk])
     with responses.RequestsMock() as mock:

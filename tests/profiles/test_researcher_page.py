@@ -256,10 +256,20 @@ def four_works():
     author = AuthorFactory()
     topic = Topic.objects.create(key="arxiv:cs.DC", name="Distributed Computing", kind="arxiv")
     alpha = add_work(author, title="Alpha paper", publication_year=2018, cited_by_count=5)
-    add_work(author, title="Beta paper", publication_year=2021, cited_by_count=90,
-             code_url="https://github.com/example/beta")  # fmt: skip
-    gamma = add_work(author, title="Gamma paper", publication_year=2023, cited_by_count=None,
-                     type=Work.Type.PREPRINT)  # fmt: skip
+    add_work(
+        author,
+        title="Beta paper",
+        publication_year=2021,
+        cited_by_count=90,
+        code_url="https://github.com/example/beta",
+    )
+    gamma = add_work(
+        author,
+        title="Gamma paper",
+        publication_year=2023,
+        cited_by_count=None,
+        type=Work.Type.PREPRINT,
+    )
     add_work(author, title="Delta paper", publication_year=2020, cited_by_count=12)
     WorkTopic.objects.create(work=alpha, topic=topic, source=Source.ARXIV)
     WorkTopic.objects.create(work=gamma, topic=topic, source=Source.ARXIV)

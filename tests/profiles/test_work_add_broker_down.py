@@ -77,9 +77,14 @@ def test_a_work_added_while_the_broker_is_down_waits_then_is_linked(
     run.refresh_from_db()
     assert run.status == ImportRun.Status.QUEUED and run.task_id
 
-    payload = work_payload("W7", DOI, "A paper added while Redis was down", [
-        ("A5000000007", "Someone Else"),
-    ])  # fmt: skip
+    payload = work_payload(
+        "W7",
+        DOI,
+        "A paper added while Redis was down",
+        [
+            ("A5000000007", "Someone Else"),
+        ],
+    )
     with responses.RequestsMock() as mock:
         _openalex_answers(mock, payload)
         _as_a_worker(run.pk)

@@ -29,10 +29,20 @@ def researcher():
     author = AuthorFactory(display_name="Amar Phanishayee", orcid="0000-0002-1825-0097")
     topic = Topic.objects.create(key="arxiv:cs.DC", name="Distributed Computing", kind="arxiv")
     alpha = add_work(author, title="Alpha", publication_year=2018, cited_by_count=5)
-    add_work(author, title="Beta", publication_year=2021, cited_by_count=90,
-             code_url="https://github.com/example/beta")  # fmt: skip
-    gamma = add_work(author, title="Gamma", publication_year=2023, type="preprint",
-                     counts_by_year=[{"year": 2023, "cited_by_count": 4}])  # fmt: skip
+    add_work(
+        author,
+        title="Beta",
+        publication_year=2021,
+        cited_by_count=90,
+        code_url="https://github.com/example/beta",
+    )
+    gamma = add_work(
+        author,
+        title="Gamma",
+        publication_year=2023,
+        type="preprint",
+        counts_by_year=[{"year": 2023, "cited_by_count": 4}],
+    )
     add_work(author, title="Delta", publication_year=2020, cited_by_count=12)
     for work in (alpha, gamma):
         WorkTopic.objects.create(work=work, topic=topic, source=Source.ARXIV)
@@ -55,9 +65,13 @@ def test_author_detail_has_metrics_with_unknowns_as_null(client, researcher):
     assert metrics["h_index"] == 3
     assert metrics["citations_by_year"] == {"2023": 4}
     assert metrics["topics_top"] == [
-        {"id": Topic.objects.get().pk, "name": "Distributed Computing", "key": "arxiv:cs.DC",
-         "works": 2}
-    ]  # fmt: skip
+        {
+            "id": Topic.objects.get().pk,
+            "name": "Distributed Computing",
+            "key": "arxiv:cs.DC",
+            "works": 2,
+        }
+    ]
     assert metrics["novelty"] is None
 
     unknown = AuthorFactory()
@@ -167,9 +181,15 @@ def test_topics_and_institutions(client, researcher):
 
     topics = client.get("/api/v1/topics/?kind=topic").json()["results"]
     assert topics == [
-        {"id": topics[0]["id"], "key": "openalex:T1", "name": "Compilers", "kind": "topic",
-         "parent": field.pk, "parent_name": "Computer Science"}
-    ]  # fmt: skip
+        {
+            "id": topics[0]["id"],
+            "key": "openalex:T1",
+            "name": "Compilers",
+            "kind": "topic",
+            "parent": field.pk,
+            "parent_name": "Computer Science",
+        }
+    ]
     assert client.get("/api/v1/topics/?key=arxiv:cs.DC").json()["count"] == 1
     places = client.get("/api/v1/institutions/?country_code=CA").json()["results"]
     assert [p["name"] for p in places] == ["University of Toronto"]
@@ -181,9 +201,14 @@ def test_schema_documents_the_read_endpoints(client):
     schema = client.get("/api/schema/?format=json").json()
     paths = schema["paths"]
     for path in (
-        "/api/v1/authors/", "/api/v1/authors/{id}/", "/api/v1/authors/{author_pk}/works/",
-        "/api/v1/works/", "/api/v1/works/{id}/", "/api/v1/topics/", "/api/v1/institutions/",
-    ):  # fmt: skip
+        "/api/v1/authors/",
+        "/api/v1/authors/{id}/",
+        "/api/v1/authors/{author_pk}/works/",
+        "/api/v1/works/",
+        "/api/v1/works/{id}/",
+        "/api/v1/topics/",
+        "/api/v1/institutions/",
+    ):
         assert path in paths
     names = {p["name"] for p in paths["/api/v1/authors/{author_pk}/works/"]["get"]["parameters"]}
     assert {"sort", "year_from", "year_to", "type", "topic", "has_code", "page"} <= names

@@ -29,8 +29,10 @@ HIS_ARXIV_ONLY = {"2207.07736"}
 SEED_001_ONLY = {"2210.10246", "2210.09603", "2110.01406", "2106.10207", "2102.02344", "2102.00527"}
 ARXIV_ONLY = HIS_ARXIV_ONLY | SEED_001_ONLY
 # Seed 003 counts nine authors and names none.
-UNNAMED_AUTHORS = {"Breaking the computation and communication abstraction barrier in "
-                   "distributed machine learning workloads"}  # fmt: skip
+UNNAMED_AUTHORS = {
+    "Breaking the computation and communication abstraction barrier in "
+    "distributed machine learning workloads"
+}
 LOCAL_AUTHOR_ID = re.compile(r"^https://openalex\.org/A9\d{9}$")
 LOCAL_WORK_ID = re.compile(r"^https://openalex\.org/W9\d{9}$")
 SENTENCE_END = re.compile(r"[.!?](?=\s|$)")

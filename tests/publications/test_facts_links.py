@@ -17,9 +17,13 @@ def linked():
     )
     first.institutions.add(InstitutionFactory(name="Example University"))
     AuthorshipFactory(
-        work=work, author=bob, position=1, source=Source.CLAIM, confidence=0.85,
+        work=work,
+        author=bob,
+        position=1,
+        source=Source.CLAIM,
+        confidence=0.85,
         raw_affiliation="Lab of Things, Example Town",
-    )  # fmt: skip
+    )
     return work, ada, bob
 
 

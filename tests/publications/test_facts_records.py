@@ -37,10 +37,14 @@ def test_an_arxiv_only_work_is_a_preprint_and_stays_one_when_imported_again(tmp_
 def test_the_published_version_gives_its_type_to_an_arxiv_work(tmp_path):
     import_arxiv(tmp_path, arxiv_entry("2401.00002", "Later in a journal", "2024-01-02"))
     published = openalex_work(
-        2, "Later in a journal", type="article", doi="https://doi.org/10.1000/journal.2",
-        publication_date="2024-05-01", publication_year=2024,
+        2,
+        "Later in a journal",
+        type="article",
+        doi="https://doi.org/10.1000/journal.2",
+        publication_date="2024-05-01",
+        publication_year=2024,
         locations=[{"landing_page_url": "https://arxiv.org/abs/2401.00002"}],
-    )  # fmt: skip
+    )
     import_openalex(tmp_path, published)
     work = Work.objects.get(arxiv_id="2401.00002")
     assert work.type == Work.Type.ARTICLE
@@ -76,10 +80,13 @@ def test_without_a_version_of_record_the_first_version_dates_the_work(tmp_path, 
 def test_the_version_of_record_dates_the_work_over_its_preprint(tmp_path, arxiv_first):
     entry = arxiv_entry("2301.00003", "Published later", "2023-01-02")
     journal = openalex_work(
-        3, "Published later", doi="https://doi.org/10.1000/j.3",
-        publication_date="2024-02-03", publication_year=2024,
+        3,
+        "Published later",
+        doi="https://doi.org/10.1000/j.3",
+        publication_date="2024-02-03",
+        publication_year=2024,
         locations=[{"landing_page_url": "https://arxiv.org/abs/2301.00003"}],
-    )  # fmt: skip
+    )
     steps = [lambda: import_arxiv(tmp_path, entry), lambda: import_openalex(tmp_path, journal)]
     for step in (steps if arxiv_first else steps[::-1]) * 2:
         step()
@@ -119,13 +126,20 @@ def test_pages_exports_feeds_and_the_api_give_one_date(tmp_path, client):
 
 def test_mojibake_is_repaired_in_names_titles_and_abstracts_and_slugs_follow(tmp_path):
     work = openalex_work(
-        5, "Ãœber die GrÃ¶ÃŸe von Graphen",
+        5,
+        "Ãœber die GrÃ¶ÃŸe von Graphen",
         abstract_inverted_index=inverted("Wir zeigen, dass GrÃ¶ÃŸe zÃ¤hlt."),
-        authorships=[{
-            "author": {"id": "https://openalex.org/A55", "display_name": "SÃ³lrÃºn EinarsdÃ³ttir"},
-            "raw_author_name": "SÃ³lrÃºn EinarsdÃ³ttir", "institutions": [],
-        }],
-    )  # fmt: skip
+        authorships=[
+            {
+                "author": {
+                    "id": "https://openalex.org/A55",
+                    "display_name": "SÃ³lrÃºn EinarsdÃ³ttir",
+                },
+                "raw_author_name": "SÃ³lrÃºn EinarsdÃ³ttir",
+                "institutions": [],
+            }
+        ],
+    )
     import_openalex(tmp_path, work)
     stored = Work.objects.get(openalex_id="W5")
     assert stored.title == "Über die Größe von Graphen"
@@ -196,11 +210,14 @@ def test_entities_are_decoded_once(tmp_path, client):
             "Archived as swh:1:rev:0123456789abcdef0123456789abcdef01234567.",
             "https://archive.softwareheritage.org/swh:1:rev:0123456789abcdef0123456789abcdef01234567",
         ),
-        ("The software is on Zenodo: https://doi.org/10.5281/zenodo.42.", "https://doi.org/10.5281/zenodo.42"),
+        (
+            "The software is on Zenodo: https://doi.org/10.5281/zenodo.42.",
+            "https://doi.org/10.5281/zenodo.42",
+        ),
         ("The survey data are at https://zenodo.org/records/42.", ""),
         ("Project page: https://me.github.io/tool.", ""),
     ],
-)  # fmt: skip
+)
 def test_code_links_are_found_in_openalex_abstracts(tmp_path, text, found):
     import_openalex(tmp_path, openalex_work(10, "Tooling", abstract_inverted_index=inverted(text)))
     assert Work.objects.get(openalex_id="W10").code_url == found
@@ -208,12 +225,13 @@ def test_code_links_are_found_in_openalex_abstracts(tmp_path, text, found):
 
 def test_a_code_link_is_found_among_openalex_locations(tmp_path):
     work = openalex_work(
-        11, "With a repository",
+        11,
+        "With a repository",
         locations=[
             {"landing_page_url": "https://doi.org/10.1000/x.11"},
             {"landing_page_url": "https://github.com/lab/tool"},
         ],
-    )  # fmt: skip
+    )
     import_openalex(tmp_path, work)
     assert Work.objects.get(openalex_id="W11").code_url == "https://github.com/lab/tool"
 
@@ -246,16 +264,21 @@ def test_the_migration_brings_older_rows_under_the_rules():
 
     migration = import_module("publications.migrations.0017_records_follow_type_and_date_rules")
     arxiv_only = WorkFactory(arxiv_id="2101.00001", openalex_id=None, type="article", provenance={})
-    typed = WorkFactory(arxiv_id="2101.00002", openalex_id=None, type="article",
-                        provenance={"type": "staff"})  # fmt: skip
+    typed = WorkFactory(
+        arxiv_id="2101.00002", openalex_id=None, type="article", provenance={"type": "staff"}
+    )
     moshpit = WorkFactory(
-        type="preprint", publication_date=date(2021, 3, 4), publication_year=2022,
+        type="preprint",
+        publication_date=date(2021, 3, 4),
+        publication_year=2022,
         provenance={"publication_date": "arxiv", "publication_year": "openalex"},
-    )  # fmt: skip
+    )
     published = WorkFactory(
-        type="article", publication_date=date(2021, 3, 4), publication_year=2022,
+        type="article",
+        publication_date=date(2021, 3, 4),
+        publication_year=2022,
         provenance={"publication_date": "arxiv", "publication_year": "openalex"},
-    )  # fmt: skip
+    )
     migration.arxiv_only_are_preprints(apps, None)
     migration.years_follow_dates(apps, None)
     assert Work.objects.get(pk=arxiv_only.pk).type == "preprint"

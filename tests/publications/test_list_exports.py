@@ -123,11 +123,16 @@ def researcher():
             publication_date=date(2015 + number % 4, 1 + number % 12, 1 + number % 28),
             # Every work has a DOI or an arXiv id (some both), so each entry names its record.
             doi=None if arxiv and number % 2 == 0 else f"{DOIS[number % len(DOIS)]}.{number}",
-            arxiv_id=(f"{2101 + number % 9}.{10000 + number}" if number % 2 else
-                      f"hep-th/{9901000 + number}") if arxiv else None,
+            arxiv_id=(
+                f"{2101 + number % 9}.{10000 + number}"
+                if number % 2
+                else f"hep-th/{9901000 + number}"
+            )
+            if arxiv
+            else None,
             arxiv_primary_category="hep-th" if arxiv else "",
             provenance={"title": "arxiv" if arxiv else "openalex"},
-        )  # fmt: skip
+        )
         coauthors = rng.sample(NAMES, 3)
         AuthorshipFactory(work=work, author=me, position=0)
         for position, name in enumerate(coauthors, start=1):
@@ -182,8 +187,20 @@ def test_bibtex_export_reads_back_in_bibtexparser(client, researcher):
         record = _match(expected, title, year, entry.get("doi"), entry.get("eprint"))
         authors = _split_names(entry["author"])
         assert len(authors) == len(record["authors"])  # a name with "and" stays one author
-        assert entry["month"] in {"January", "February", "March", "April", "May", "June", "July",
-                                  "August", "September", "October", "November", "December"}  # fmt: skip
+        assert entry["month"] in {
+            "January",
+            "February",
+            "March",
+            "April",
+            "May",
+            "June",
+            "July",
+            "August",
+            "September",
+            "October",
+            "November",
+            "December",
+        }
         if entry.get("eprint"):
             assert entry["archiveprefix"] == "arXiv"
             assert entry["primaryclass"] == "hep-th"
@@ -195,13 +212,19 @@ def test_bibtex_export_reads_back_in_bibtexparser(client, researcher):
 def test_bibtex_export_reads_back_in_pybtex(client, researcher):
     text = _download(client, f"/researchers/{researcher.pk}/export.bib")
     database = pybtex_parse(text, "bibtex")
-    expected = {(e["title"], e["year"], e["doi"], e["arxiv"]): e for e in map(
-        _expected, _works_by_doi_or_arxiv(researcher))}  # fmt: skip
+    expected = {
+        (e["title"], e["year"], e["doi"], e["arxiv"]): e
+        for e in map(_expected, _works_by_doi_or_arxiv(researcher))
+    }
     assert len(database.entries) == 60
     for entry in database.entries.values():
         fields = entry.fields
-        key = (_from_latex(fields["title"]), int(fields["year"]), fields.get("doi"),
-               fields.get("eprint"))  # fmt: skip
+        key = (
+            _from_latex(fields["title"]),
+            int(fields["year"]),
+            fields.get("doi"),
+            fields.get("eprint"),
+        )
         assert key in expected, key
         people = entry.persons.get("author", [])
         names = [_from_latex(str(person)) for person in people]

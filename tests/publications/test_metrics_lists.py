@@ -45,13 +45,28 @@ def test_close_collaborators_ranked_by_joint_works_then_recency():
 
     assert metrics.close_collaborators_count == 3
     assert metrics.collaborators_top == [
-        {"id": often.pk, "name": "Deepak Narayanan", "slug": "deepak-narayanan",
-         "joint_works": 3, "last_year": 2023},
-        {"id": recent.pk, "name": "Jakub Tarnawski", "slug": "jakub-tarnawski",
-         "joint_works": 2, "last_year": 2024},
-        {"id": earlier.pk, "name": "Hongyu Zhu", "slug": "hongyu-zhu",
-         "joint_works": 2, "last_year": 2020},
-    ]  # fmt: skip
+        {
+            "id": often.pk,
+            "name": "Deepak Narayanan",
+            "slug": "deepak-narayanan",
+            "joint_works": 3,
+            "last_year": 2023,
+        },
+        {
+            "id": recent.pk,
+            "name": "Jakub Tarnawski",
+            "slug": "jakub-tarnawski",
+            "joint_works": 2,
+            "last_year": 2024,
+        },
+        {
+            "id": earlier.pk,
+            "name": "Hongyu Zhu",
+            "slug": "hongyu-zhu",
+            "joint_works": 2,
+            "last_year": 2020,
+        },
+    ]
 
 
 def test_collaborators_list_is_capped_and_skips_merged_records():
