@@ -118,3 +118,38 @@ class Neighbours:
         repeated[:, 1:] = found[:, 1:] == found[:, :-1]
         found[repeated] = -1
         return found
+
+
+class ExactNeighbours:
+    """Candidates of a few works from their exact scores against the whole corpus.
+
+    For an update (a batch of new or changed works) this costs one sparse product
+    per work, with no index to build, where ``Neighbours`` would first reduce and
+    index every work of the corpus. The candidates are the ``k`` best by the whole
+    score and the ``k`` closest by text, as ``Neighbours`` gives them, but exact.
+    """
+
+    def __init__(self, corpus: Corpus):
+        self.corpus = corpus
+
+    def of(self, rows: np.ndarray, *, k: int = CANDIDATES) -> np.ndarray:
+        from publications.similarity import exact
+
+        found = np.full((len(rows), 2 * k), -1, dtype=np.int64)
+        if not len(rows):
+            return found
+        done = 0
+        for scores in exact.score_chunks(self.corpus, rows):
+            for part, values in enumerate((scores.score, scores.text)):
+                values = values.copy()
+                values[np.arange(len(scores.rows)), scores.rows] = -np.inf
+                width = min(k, values.shape[1])
+                best = np.argpartition(-values, width - 1, axis=1)[:, :width]
+                found[done : done + len(scores.rows), part * k : part * k + width] = best
+            done += len(scores.rows)
+        found[found == rows[:, None]] = -1  # a corpus smaller than k: never itself
+        found.sort(axis=1)
+        repeated = np.zeros(found.shape, dtype=bool)
+        repeated[:, 1:] = found[:, 1:] == found[:, :-1]
+        found[repeated & (found >= 0)] = -1
+        return found

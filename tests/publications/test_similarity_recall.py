@@ -98,3 +98,15 @@ def test_below_the_threshold_every_pair_is_compared():
     (wanted, prior), (found, found_prior) = exact_answer(corpus), approximate_answer(corpus)
     assert found == wanted
     assert np.allclose(list(found_prior.values()), list(prior.values()), equal_nan=True)
+
+
+def test_an_update_finds_the_exact_matches_without_an_index(monkeypatch):
+    monkeypatch.setattr(neighbours, "EXACT_BELOW", 0)  # a corpus that would be indexed
+    corpus = generated_corpus(works=600)
+    wanted, prior = exact_answer(corpus)
+    rows = np.arange(0, len(corpus), 7)
+    found = neighbours.ExactNeighbours(corpus)
+    for scores in candidates.score_candidates(corpus, rows, found):
+        for i, row in enumerate(scores.rows.tolist()):
+            got = [(m.similar_row, round(m.score, 5)) for m in candidates.best_among(scores, i)]
+            assert got == wanted[row]
