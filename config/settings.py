@@ -141,6 +141,10 @@ else:
 PAGE_CACHE = env.boolean("PAGE_CACHE", True)
 
 CELERY_BROKER_URL = REDIS_URL or "memory://localhost/"
+# A group with a callback (the parts of an import: a chord) counts its ended members
+# here; every other task keeps no result (task_ignore_result in config/celery.py).
+CELERY_RESULT_BACKEND = REDIS_URL
+CELERY_RESULT_EXPIRES = 7 * 24 * 3600
 CELERY_TASK_ALWAYS_EAGER = REDIS_URL is None
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_TIME_LIMIT = env.integer("CELERY_TASK_TIME_LIMIT", 3600, minimum=1)

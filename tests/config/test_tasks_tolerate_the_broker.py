@@ -24,11 +24,23 @@ def test_every_task_of_the_site_is_a_safe_task():
     assert "publications.tasks.import_run" in ours
     assert {name for name, task in ours.items() if not isinstance(task, SafeTask)} == set()
     waiting = {name for name, task in ours.items() if not task.inline_when_broker_down}
-    assert waiting == {"publications.tasks.import_run"}  # sent by dispatch, kept when refused
+    # An import is sent by dispatch and kept when refused; its parts and their
+    # callback are sent by the import's own task on a worker, which is resumed
+    # by the watcher when they cannot be sent.
+    assert waiting == {
+        "publications.tasks.import_run",
+        "publications.tasks.import_run_part",
+        "publications.tasks.import_run_parts_end",
+    }
+
+
+# The one group of the site: an import's parts with their callback, built from
+# tasks that are never run inline when the broker is down.
+CANVAS_ALLOWED = {"publications/tasks.py chord"}
 
 
 def test_no_module_sends_tasks_around_the_safe_task():
-    """Chains, groups and send_task send on their own terms; nothing of the site uses them."""
+    """Chains, groups and send_task send on their own terms; only an import's parts use one."""
     found = []
     for app in APPS:
         for path in (ROOT / app).rglob("*.py"):
@@ -42,6 +54,6 @@ def test_no_module_sends_tasks_around_the_safe_task():
                     name = next((a.name for a in node.names if a.name in CANVAS), None)
                 elif isinstance(node, ast.Attribute) and node.attr == "send_task":
                     name = node.attr
-                if name:
+                if name and f"{path.relative_to(ROOT)} {name}" not in CANVAS_ALLOWED:
                     found.append(f"{path.relative_to(ROOT)}:{node.lineno} {name}")
     assert found == []
