@@ -3,11 +3,11 @@ from rest_framework.routers import DefaultRouter
 from publications.api import (
     AuthorViewSet,
     AuthorWorksViewSet,
-    ImportRunViewSet,
     InstitutionViewSet,
     TopicViewSet,
     WorkViewSet,
 )
+from publications.api_imports import ImportRunViewSet
 
 router = DefaultRouter()
 router.register("authors", AuthorViewSet, basename="author")
