@@ -22,6 +22,7 @@ from sklearn.decomposition import TruncatedSVD
 from sklearn.preprocessing import normalize
 
 from publications.similarity.corpus import Corpus
+from publications.similarity.exact import score_chunks
 from publications.similarity.scoring import WEIGHTS
 
 CANDIDATES = 100
@@ -133,13 +134,11 @@ class ExactNeighbours:
         self.corpus = corpus
 
     def of(self, rows: np.ndarray, *, k: int = CANDIDATES) -> np.ndarray:
-        from publications.similarity import exact
-
         found = np.full((len(rows), 2 * k), -1, dtype=np.int64)
         if not len(rows):
             return found
         done = 0
-        for scores in exact.score_chunks(self.corpus, rows):
+        for scores in score_chunks(self.corpus, rows):
             for part, values in enumerate((scores.score, scores.text)):
                 values = values.copy()
                 values[np.arange(len(scores.rows)), scores.rows] = -np.inf
