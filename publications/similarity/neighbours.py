@@ -10,7 +10,10 @@ the candidates are then scored exactly (``publications.similarity.candidates``),
 so a match shows the same score and reasons as if every pair had been compared.
 
 Below ``EXACT_BELOW`` works every work is a candidate of every other: the answer
-is exact and no index is built.
+is exact and no index is built. ``neighbours_for`` picks the index only where it
+pays: on a corpus of ``INDEX_FROM`` works or more, for more than
+``UPDATE_EXACT_MAX`` works at once; otherwise ``ExactNeighbours`` takes each
+work's candidates from its exact scores against the corpus.
 """
 
 from __future__ import annotations
@@ -29,6 +32,11 @@ CANDIDATES = 100
 DIMENSIONS = 256
 SVD_SAMPLE = 50_000
 EXACT_BELOW = 2_000
+# Below this many works exact scores cost less than reducing and indexing them
+# (at 20k works: 18 s of CPU against 57 s, bench/similarity_bench.py).
+INDEX_FROM = 20_000
+# Up to this many works to place (an update), exact scores cost less than an index.
+UPDATE_EXACT_MAX = 5_000
 # HNSW: links per node, and how wide the build and the search look.
 HNSW_LINKS = 32
 HNSW_BUILD_WIDTH = 80
@@ -122,33 +130,48 @@ class Neighbours:
 
 
 class ExactNeighbours:
-    """Candidates of a few works from their exact scores against the whole corpus.
+    """Candidates from exact scores against the whole corpus, with no index.
 
-    For an update (a batch of new or changed works) this costs one sparse product
-    per work, with no index to build, where ``Neighbours`` would first reduce and
-    index every work of the corpus. The candidates are the ``k`` best by the whole
-    score and the ``k`` closest by text, as ``Neighbours`` gives them, but exact.
+    Each work costs one sparse product against the corpus. For a batch of new or
+    changed works (an update) that is far less than reducing and indexing every
+    work, and below ``INDEX_FROM`` works it is less even for a full build. The
+    candidates are the ``k`` best by the whole score, the ``k`` closest by text and
+    the closest earlier text, so lists and prior similarities are exact.
     """
 
     def __init__(self, corpus: Corpus):
         self.corpus = corpus
 
     def of(self, rows: np.ndarray, *, k: int = CANDIDATES) -> np.ndarray:
-        found = np.full((len(rows), 2 * k), -1, dtype=np.int64)
-        if not len(rows):
-            return found
+        found = np.full((len(rows), 2 * k + 1), -1, dtype=np.int64)
         done = 0
         for scores in score_chunks(self.corpus, rows):
-            for part, values in enumerate((scores.score, scores.text)):
+            chunk = scores.rows
+            earlier = self.corpus.end[None, :] < self.corpus.start[chunk][:, None]
+            parts = (
+                (scores.score, k),
+                (scores.text, k),
+                (np.where(earlier, scores.text, np.float32(-1)), 1),
+            )
+            column = 0
+            for values, wanted in parts:
                 values = values.copy()
-                values[np.arange(len(scores.rows)), scores.rows] = -np.inf
-                width = min(k, values.shape[1])
+                values[np.arange(len(chunk)), chunk] = -np.inf  # never itself
+                width = min(wanted, values.shape[1])
                 best = np.argpartition(-values, width - 1, axis=1)[:, :width]
-                found[done : done + len(scores.rows), part * k : part * k + width] = best
-            done += len(scores.rows)
+                found[done : done + len(chunk), column : column + width] = best
+                column += wanted
+            done += len(chunk)
         found[found == rows[:, None]] = -1  # a corpus smaller than k: never itself
         found.sort(axis=1)
         repeated = np.zeros(found.shape, dtype=bool)
         repeated[:, 1:] = found[:, 1:] == found[:, :-1]
         found[repeated & (found >= 0)] = -1
         return found
+
+
+def neighbours_for(corpus: Corpus, rows: int, *, graph: bool = True):
+    """The cheaper way to find candidates for ``rows`` works of ``corpus``."""
+    if len(corpus) < INDEX_FROM or rows <= UPDATE_EXACT_MAX:
+        return ExactNeighbours(corpus)
+    return Neighbours(corpus, graph=graph)

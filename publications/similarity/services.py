@@ -17,7 +17,7 @@ from publications.similarity.candidates import (
     score_candidates,
 )
 from publications.similarity.corpus import Corpus, load_corpus
-from publications.similarity.neighbours import CANDIDATES, ExactNeighbours, Neighbours
+from publications.similarity.neighbours import CANDIDATES, neighbours_for
 from publications.similarity.scoring import NEIGHBOURS
 from publications.similarity.storing import (
     Outcome,
@@ -30,19 +30,18 @@ logger = logging.getLogger("publications")
 
 # Past this share of the corpus, recomputing everything costs less than updating.
 FULL_RUN_SHARE = 0.25
-# Up to this many works, an update finds their candidates by exact scores.
-UPDATE_EXACT_MAX = 5_000
 
 
 def similarities_compute_all(*, corpus: Corpus | None = None, progress=None) -> Outcome:
     """Recompute every visible work's matches and prior similarity.
 
-    Each work is scored exactly against its ``neighbours.CANDIDATES`` nearest
-    works in an approximate nearest-neighbour index, not against every work.
+    Each work is scored exactly against its candidates: on a large corpus its
+    ``neighbours.CANDIDATES`` nearest works in an approximate nearest-neighbour
+    index, not every work (``neighbours.neighbours_for``).
     """
     corpus = corpus or load_corpus()
     outcome = Outcome(works=len(corpus))
-    neighbours = Neighbours(corpus)
+    neighbours = neighbours_for(corpus, len(corpus))
     for scores in score_candidates(corpus, np.arange(len(corpus)), neighbours):
         outcome.links += _store_chunk(corpus, scores, outcome)
         if progress:
@@ -69,12 +68,7 @@ def similarities_update(*, work_ids: Iterable[int], corpus: Corpus | None = None
     if not len(targets):
         return outcome
     target_set = set(targets.tolist())
-    # A batch of works: exact candidates cost one sparse product each, no index to
-    # build; past UPDATE_EXACT_MAX works, indexing the corpus once costs less.
-    if len(targets) <= UPDATE_EXACT_MAX:
-        neighbours = ExactNeighbours(corpus)
-    else:
-        neighbours = Neighbours(corpus, graph=False)
+    neighbours = neighbours_for(corpus, len(targets), graph=False)
     offers: dict[int, float] = {}  # other row -> best score a target reaches with it
     for scores in score_candidates(corpus, targets, neighbours):
         outcome.links += _store_chunk(corpus, scores, outcome)

@@ -100,13 +100,16 @@ def test_below_the_threshold_every_pair_is_compared():
     assert np.allclose(list(found_prior.values()), list(prior.values()), equal_nan=True)
 
 
-def test_an_update_finds_the_exact_matches_without_an_index(monkeypatch):
+def test_exact_candidates_give_the_exact_lists_and_priors(monkeypatch):
     monkeypatch.setattr(neighbours, "EXACT_BELOW", 0)  # a corpus that would be indexed
     corpus = generated_corpus(works=600)
     wanted, prior = exact_answer(corpus)
     rows = np.arange(0, len(corpus), 7)
-    found = neighbours.ExactNeighbours(corpus)
+    found = neighbours.neighbours_for(corpus, len(rows))
+    assert isinstance(found, neighbours.ExactNeighbours)
     for scores in candidates.score_candidates(corpus, rows, found):
+        priors = candidates.prior_among(corpus, scores)
         for i, row in enumerate(scores.rows.tolist()):
             got = [(m.similar_row, round(m.score, 5)) for m in candidates.best_among(scores, i)]
             assert got == wanted[row]
+            assert np.allclose(priors[i], prior[row], equal_nan=True)
