@@ -13,9 +13,14 @@ from publications.models import ImportRun
 METRICS_CHUNK = 500
 
 
-@shared_task(name="publications.tasks.import_run", bind=True, acks_late=True,
-             soft_time_limit=3 * 3600, time_limit=3 * 3600 + 300,
-             inline_when_broker_down=False)  # fmt: skip
+@shared_task(
+    name="publications.tasks.import_run",
+    bind=True,
+    acks_late=True,
+    soft_time_limit=3 * 3600,
+    time_limit=3 * 3600 + 300,
+    inline_when_broker_down=False,
+)
 def import_run(self, run_id: int) -> None:
     """Carry out an import run; a redelivered task resumes from the run's cursor.
 
@@ -90,8 +95,13 @@ def refresh_author_metrics(author_ids: list[int]) -> int:
 SIMILARITY_LOCK = "publications:compute-similarities"
 
 
-@shared_task(name="publications.tasks.compute_similarities", bind=True, max_retries=60,
-             soft_time_limit=3 * 3600, time_limit=3 * 3600 + 300)  # fmt: skip
+@shared_task(
+    name="publications.tasks.compute_similarities",
+    bind=True,
+    max_retries=60,
+    soft_time_limit=3 * 3600,
+    time_limit=3 * 3600 + 300,
+)
 def compute_similarities(
     self, work_ids: list[int] | None = None, author_ids: list[int] | None = None
 ) -> str:

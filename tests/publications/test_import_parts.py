@@ -134,9 +134,13 @@ def a_first_writer_holding_part(run, index=0):
 
     database = connection.settings_dict
     other = psycopg.connect(
-        dbname=database["NAME"], user=database["USER"], host=database["HOST"],
-        port=database["PORT"] or 5432, password=database["PASSWORD"] or None, autocommit=True,
-    )  # fmt: skip
+        dbname=database["NAME"],
+        user=database["USER"],
+        host=database["HOST"],
+        port=database["PORT"] or 5432,
+        password=database["PASSWORD"] or None,
+        autocommit=True,
+    )
     other.execute("SELECT pg_advisory_lock(%s, %s)", [run.pk, index])
     with other:
         yield lambda: other.execute("SELECT pg_advisory_unlock(%s, %s)", [run.pk, index])
@@ -198,6 +202,8 @@ def test_a_run_the_first_writer_finished_is_left_as_it_is(tmp_path, settings):
 
     run.refresh_from_db()
     assert (run.status, run.finished_at, run.processed) == (
-        ImportRun.Status.SUCCEEDED, finished_at, 0,
-    )  # fmt: skip
+        ImportRun.Status.SUCCEEDED,
+        finished_at,
+        0,
+    )
     assert not SourceRecord.objects.exists()

@@ -148,12 +148,24 @@ ARXIV_ENTRY_AS_OPENALEX = {
     "type": "article",
     "cited_by_count": 12,
     "authorships": [
-        {"author_position": "first", "author": {"id": "https://openalex.org/A1000000001", "display_name": "Adrian Del Maestro"}},
-        {"author_position": "middle", "author": {"id": "https://openalex.org/A1000000002", "display_name": "Bernd Rosenow"}},
-        {"author_position": "last", "author": {"id": "https://openalex.org/A1000000003", "display_name": "Subir Sachdev"}},
+        {
+            "author_position": "first",
+            "author": {
+                "id": "https://openalex.org/A1000000001",
+                "display_name": "Adrian Del Maestro",
+            },
+        },
+        {
+            "author_position": "middle",
+            "author": {"id": "https://openalex.org/A1000000002", "display_name": "Bernd Rosenow"},
+        },
+        {
+            "author_position": "last",
+            "author": {"id": "https://openalex.org/A1000000003", "display_name": "Subir Sachdev"},
+        },
     ],
     "locations": [{"landing_page_url": "http://arxiv.org/abs/cond-mat/0603029", "source": None}],
-}  # fmt: skip
+}
 
 
 def test_a_work_in_both_sources_becomes_one_work_with_both_ids(real_fixtures, tmp_path):
@@ -179,8 +191,13 @@ def test_a_work_in_both_sources_becomes_one_work_with_both_ids(real_fixtures, tm
 
 
 def test_a_same_named_stranger_is_a_merge_candidate_not_a_merge(real_fixtures, tmp_path):
-    other = dict(ARXIV_ENTRY_AS_OPENALEX, id="https://openalex.org/W1000000009", doi=None,
-                 title="A different paper", locations=[])  # fmt: skip
+    other = dict(
+        ARXIV_ENTRY_AS_OPENALEX,
+        id="https://openalex.org/W1000000009",
+        doi=None,
+        title="A different paper",
+        locations=[],
+    )
     other["authorships"] = [other["authorships"][1]]  # Bernd Rosenow alone
     path = tmp_path / "other.json"
     path.write_text(json.dumps(other))

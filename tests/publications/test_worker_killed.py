@@ -71,15 +71,25 @@ def _environment(redis_url: str, parts: int) -> dict:
 def _celery(env: dict, log: Path, *args: str) -> subprocess.Popen:
     return subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "config", *args, "--loglevel=WARNING"],
-        cwd=ROOT, env=env, stdout=log.open("w"), stderr=subprocess.STDOUT,
-    )  # fmt: skip
+        cwd=ROOT,
+        env=env,
+        stdout=log.open("w"),
+        stderr=subprocess.STDOUT,
+    )
 
 
 def _worker(env: dict, log: Path) -> subprocess.Popen:
     return _celery(
-        env, log, "worker", "-Q", "imports,compute", "--pool=solo",
-        "--without-heartbeat", "--without-mingle", "--without-gossip",
-    )  # fmt: skip
+        env,
+        log,
+        "worker",
+        "-Q",
+        "imports,compute",
+        "--pool=solo",
+        "--without-heartbeat",
+        "--without-mingle",
+        "--without-gossip",
+    )
 
 
 @contextmanager
@@ -177,9 +187,11 @@ def test_a_run_whose_worker_was_killed_is_resumed_by_another_worker(
 
     # Asked for while no worker ran: beat's watcher sends it.
     run = ImportRun.objects.create(
-        source="openalex", kind="file", parameters={"paths": [str(snapshot)]},
+        source="openalex",
+        kind="file",
+        parameters={"paths": [str(snapshot)]},
         status=ImportRun.Status.WAITING,
-    )  # fmt: skip
+    )
     env = _environment(own_redis.url, parts)
     logs = {name: tmp_path / f"{name}.log" for name in ("beat", "first", "second")}
     beat = _celery(env, logs["beat"], "beat", "--schedule", str(tmp_path / "beat-schedule"))
@@ -232,6 +244,7 @@ def test_a_run_whose_worker_was_killed_is_resumed_by_another_worker(
     single = {a for a in found["authorships"] if len(a[0]) == 1}
     assert single == {a for a in expected_grouping["authorships"] if len(a[0]) == 1}
     for records in {a[0] for a in found["authorships"]} - {a[0] for a in single}:
-        byline = {(author, position) for work, author, position in found["authorships"]
-                  if work == records}  # fmt: skip
+        byline = {
+            (author, position) for work, author, position in found["authorships"] if work == records
+        }
         assert byline in [_byline(external_id) for external_id in records]

@@ -19,10 +19,13 @@ pytestmark = pytest.mark.django_db
 def _running(heartbeat_age: timedelta | None, started_age=timedelta(hours=1)) -> ImportRun:
     now = timezone.now()
     return ImportRun.objects.create(
-        source="openalex", kind="file", parameters={"paths": [str(DEMO_WORKS)]},
-        status=ImportRun.Status.RUNNING, started_at=now - started_age,
+        source="openalex",
+        kind="file",
+        parameters={"paths": [str(DEMO_WORKS)]},
+        status=ImportRun.Status.RUNNING,
+        started_at=now - started_age,
         heartbeat_at=None if heartbeat_age is None else now - heartbeat_age,
-    )  # fmt: skip
+    )
 
 
 def test_a_run_without_a_recent_heartbeat_is_resumed_to_the_end(settings):
@@ -55,9 +58,11 @@ def test_finished_and_cancelled_runs_are_never_resumed(settings):
     settings.IMPORT_STALLED_AFTER = 300
     for status in (ImportRun.Status.SUCCEEDED, ImportRun.Status.FAILED, ImportRun.Status.CANCELLED):
         ImportRun.objects.create(
-            source="openalex", kind="author", status=status,
+            source="openalex",
+            kind="author",
+            status=status,
             heartbeat_at=timezone.now() - timedelta(days=1),
-        )  # fmt: skip
+        )
     assert tasks.watch_imports() == {"sent": 0, "resumed": []}
 
 
