@@ -15,8 +15,6 @@ from publications.models import (
 )
 from tests.factories import (
     AuthorFactory,
-    AuthorshipFactory,
-    InstitutionFactory,
     WorkFactory,
 )
 from tests.publications.curation_records import authorships, ingest, openalex_work
@@ -25,35 +23,6 @@ pytestmark = pytest.mark.django_db
 
 
 # Authors: merge -----------------------------------------------------------------
-
-
-@pytest.fixture
-def two_adas():
-    """Ada (with an OpenAlex id) on works 1 and 2; a name-only Ada on works 2 and 3."""
-    lab, other_lab = InstitutionFactory(), InstitutionFactory()
-    ada = AuthorFactory(display_name="Ada Lovelace", openalex_id="A5000000001")
-    namesake = AuthorFactory(display_name="Ada Lovelace", last_known_institution=other_lab)
-    shared = WorkFactory(title="Shared work")
-    AuthorshipFactory(author=ada, work=WorkFactory(title="Ada's own work"))
-    AuthorshipFactory(author=ada, work=shared)
-    duplicate = AuthorshipFactory(
-        author=namesake, work=shared, position=1, source="arxiv", confidence=0.6
-    )
-    duplicate.institutions.add(lab)
-    AuthorshipFactory(author=namesake, work=WorkFactory(title="The namesake's work"), position=2)
-    AuthorInstitution.objects.create(author=ada, institution=lab)
-    AuthorInstitution.objects.create(author=namesake, institution=lab, years=[2019])
-    AuthorInstitution.objects.create(author=namesake, institution=other_lab, years=[2020])
-    SourceRecord.objects.create(
-        source="openalex",
-        entity="author",
-        external_id="A5000000009",
-        payload={},
-        content_hash="x",
-        fetched_at="2024-01-01T00:00:00Z",
-        author=namesake,
-    )
-    return ada, namesake
 
 
 def test_author_merge_preview_shows_what_moves_and_what_conflicts(two_adas):
