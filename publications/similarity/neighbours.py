@@ -26,7 +26,7 @@ from sklearn.preprocessing import normalize
 
 from publications.similarity.corpus import Corpus
 from publications.similarity.exact import score_chunks
-from publications.similarity.scoring import WEIGHTS
+from publications.similarity.scoring import NEIGHBOURS, WEIGHTS
 
 CANDIDATES = 100
 DIMENSIONS = 256
@@ -139,10 +139,12 @@ class ExactNeighbours:
     the closest earlier text, so lists and prior similarities are exact.
     """
 
-    def __init__(self, corpus: Corpus):
+    def __init__(self, corpus: Corpus, *, k: int = CANDIDATES):
         self.corpus = corpus
+        self.k = k
 
-    def of(self, rows: np.ndarray, *, k: int = CANDIDATES) -> np.ndarray:
+    def of(self, rows: np.ndarray) -> np.ndarray:
+        k = self.k
         found = np.full((len(rows), 2 * k + 1), -1, dtype=np.int64)
         done = 0
         for scores in score_chunks(self.corpus, rows):
@@ -171,7 +173,14 @@ class ExactNeighbours:
 
 
 def neighbours_for(corpus: Corpus, rows: int, *, graph: bool = True):
-    """The cheaper way to find candidates for ``rows`` works of ``corpus``."""
+    """The cheaper way to find candidates for ``rows`` works of ``corpus``.
+
+    A full build needs of each work only its best matches and its closest earlier
+    text, so exact candidates are those alone; an update also looks further down
+    each new work's candidates (for lists it may enter), so it keeps ``CANDIDATES``.
+    """
+    if rows >= len(corpus) and len(corpus) < INDEX_FROM:
+        return ExactNeighbours(corpus, k=4 * NEIGHBOURS)  # room for ties at the last place
     if len(corpus) < INDEX_FROM or rows <= UPDATE_EXACT_MAX:
         return ExactNeighbours(corpus)
     return Neighbours(corpus, graph=graph)
