@@ -17,7 +17,13 @@ from publications.similarity.candidates import (
     score_candidates,
 )
 from publications.similarity.corpus import Corpus, load_corpus
-from publications.similarity.neighbours import CANDIDATES, neighbours_for
+from publications.similarity.exact import (
+    ChunkScores,
+    best_matches,
+    prior_similarity,
+    score_chunks,
+)
+from publications.similarity.neighbours import CANDIDATES, INDEX_FROM, neighbours_for
 from publications.similarity.scoring import NEIGHBOURS
 from publications.similarity.storing import (
     Outcome,
@@ -41,9 +47,15 @@ def similarities_compute_all(*, corpus: Corpus | None = None, progress=None) -> 
     """
     corpus = corpus or load_corpus()
     outcome = Outcome(works=len(corpus))
-    neighbours = neighbours_for(corpus, len(corpus))
-    for scores in score_candidates(corpus, np.arange(len(corpus)), neighbours):
-        outcome.links += _store_chunk(corpus, scores, outcome)
+    if len(corpus) < INDEX_FROM:  # every pair costs less than an index here
+        chunks = score_chunks(corpus, np.arange(len(corpus)))
+        store = _store_exact_chunk
+    else:
+        neighbours = neighbours_for(corpus, len(corpus))
+        chunks = score_candidates(corpus, np.arange(len(corpus)), neighbours)
+        store = _store_chunk
+    for scores in chunks:
+        outcome.links += store(corpus, scores, outcome)
         if progress:
             progress(int(scores.rows[-1]) + 1, len(corpus))
     # Matches with works that are no longer visible (merged away) go.
@@ -91,6 +103,16 @@ def _store_chunk(corpus: Corpus, scores: CandidateScores, outcome: Outcome) -> i
     lists = {int(r): best_among(scores, i) for i, r in enumerate(scores.rows)}
     written = _write_lists(corpus, lists)
     changed = _prior_changes(corpus, scores.rows, prior_among(corpus, scores))
+    _write_priors(corpus, changed)
+    outcome.priors_changed.update(int(corpus.ids[r]) for r in changed)
+    return written
+
+
+def _store_exact_chunk(corpus: Corpus, scores: ChunkScores, outcome: Outcome) -> int:
+    """``_store_chunk`` for scores against every work (a corpus below INDEX_FROM)."""
+    lists = {int(r): best_matches(scores, i) for i, r in enumerate(scores.rows)}
+    written = _write_lists(corpus, lists)
+    changed = _prior_changes(corpus, scores.rows, prior_similarity(corpus, scores))
     _write_priors(corpus, changed)
     outcome.priors_changed.update(int(corpus.ids[r]) for r in changed)
     return written
