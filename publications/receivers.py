@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
@@ -19,7 +21,7 @@ def queue_similarities(sender, author_ids: list[int], **kwargs) -> None:
     from publications import tasks
 
     if author_ids:
-        tasks.compute_similarities.delay(author_ids=list(author_ids))
+        tasks.compute_similarities.delay(author_ids=list(author_ids), asked_at=time.time())
 
 
 @receiver(authors_changed, dispatch_uid="publications.pages_after_import")

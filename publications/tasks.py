@@ -103,7 +103,10 @@ SIMILARITY_LOCK = "publications:compute-similarities"
     time_limit=3 * 3600 + 300,
 )
 def compute_similarities(
-    self, work_ids: list[int] | None = None, author_ids: list[int] | None = None
+    self,
+    work_ids: list[int] | None = None,
+    author_ids: list[int] | None = None,
+    asked_at: float | None = None,
 ) -> str:
     """Recompute "More like this", prior similarity and Novelty (all works when no ids).
 
@@ -115,4 +118,7 @@ def compute_similarities(
     with run_once(self, SIMILARITY_LOCK, timeout=3 * 3600 + 300) as ours:
         if not ours:
             raise self.retry(countdown=30)
-        return str(similarity.similarities_refresh(work_ids=work_ids, author_ids=author_ids))
+        outcome = similarity.similarities_refresh(
+            work_ids=work_ids, author_ids=author_ids, asked_at=asked_at
+        )
+        return str(outcome)

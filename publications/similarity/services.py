@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterable
 
 import numpy as np
+from django.core.cache import cache
 from django.db.models import Count, Min, Q
 
 from publications.models import Authorship, Work, WorkSimilarity
@@ -36,6 +38,8 @@ logger = logging.getLogger("publications")
 
 # Past this share of the corpus, recomputing everything costs less than updating.
 FULL_RUN_SHARE = 0.25
+# When the last full build started (a time.time() in the shared cache).
+FULL_BUILD_STARTED = "publications:similarities:full-build-started"
 
 
 def similarities_compute_all(*, corpus: Corpus | None = None, progress=None) -> Outcome:
@@ -160,20 +164,33 @@ def authors_of_works(work_ids: Iterable[int]) -> list[int]:
 
 
 def similarities_refresh(
-    *, work_ids: Iterable[int] | None = None, author_ids: Iterable[int] | None = None
+    *,
+    work_ids: Iterable[int] | None = None,
+    author_ids: Iterable[int] | None = None,
+    asked_at: float | None = None,
 ) -> Outcome:
     """Bring matches, prior similarities and Novelty up to date.
 
     With neither argument the whole corpus is recomputed; otherwise the given
     works and the works of the given authors (see ``similarities_update``).
+    A refresh that needs a full build is skipped when a full build started
+    after it was asked for (``asked_at``, after the change was committed): that
+    build read the change already. An import queues one refresh per batch, so
+    this keeps a worker from rebuilding everything once per batch.
     """
     from publications import metrics
 
+    started = time.time()
     corpus = load_corpus()
     wanted = None
     if work_ids is not None or author_ids is not None:
         wanted = set(work_ids or []) | set(works_of_authors(author_ids or []))
     if wanted is None or len(wanted) > FULL_RUN_SHARE * len(corpus):
+        last_full = cache.get(FULL_BUILD_STARTED)
+        if asked_at is not None and last_full is not None and last_full > asked_at:
+            logger.info("similarities: covered by a full build started after this was asked")
+            return Outcome(works=0)
+        cache.set(FULL_BUILD_STARTED, started, None)
         outcome = similarities_compute_all(corpus=corpus)
     else:
         outcome = similarities_update(work_ids=wanted, corpus=corpus)

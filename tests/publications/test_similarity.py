@@ -285,3 +285,14 @@ def test_the_demo_data_ends_up_with_matches(django_capture_on_commit_callbacks):
     assert all(link.reasons for link in links)
     assert Work.objects.filter(prior_similarity__isnull=False).count() >= 20
     assert AuthorMetrics.objects.filter(novelty__isnull=False).exists()
+
+
+def test_a_full_refresh_asked_before_the_last_full_build_is_skipped(corpus):
+    import time
+
+    asked = time.time()
+    first = similarity.similarities_refresh(asked_at=asked)  # a full build, started after
+    assert first.works > 0
+    assert similarity.similarities_refresh(asked_at=asked).works == 0  # covered by it
+    assert similarity.similarities_refresh(asked_at=time.time()).works > 0  # asked later
+    assert similarity.similarities_refresh().works > 0  # no time given: always runs
