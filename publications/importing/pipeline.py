@@ -184,7 +184,8 @@ def write_batch(
                 changed, ahead, mapped, problems = prepared.result()
                 problems = list(problems)
                 result = ingest_isolating_bad_records(run, entity, mapped, problems, ahead)
-                result.unchanged += len(payloads) - len(changed)
+                result.unchanged += prepared.unchanged
+                prepared.keep_line_digests()
                 problems_record(problems, run=run)
                 runs.import_run_progress_save(
                     run,

@@ -64,7 +64,7 @@ WHOLE = Part()
 
 def pager(run: ImportRun, part: Part) -> Callable[[object], Iterator[Page | SourceError]]:
     if run.kind == ImportRun.Kind.FILE:
-        return lambda at: file_pages(run.parameters["paths"], at, part)
+        return lambda at: file_pages(run.parameters["paths"], at, part, lazy=True)
     if run.source == Source.OPENALEX:
         from publications.sources.openalex import fetching as module
     else:
@@ -72,8 +72,13 @@ def pager(run: ImportRun, part: Part) -> Callable[[object], Iterator[Page | Sour
     return lambda at: module.pages(run.kind, run.parameters, cursor=at)
 
 
-def file_pages(paths: list[str], at, part: Part = WHOLE) -> Iterator[Page | SourceError]:
+def file_pages(
+    paths: list[str], at, part: Part = WHOLE, *, lazy: bool = False
+) -> Iterator[Page | SourceError]:
     """Pages from recorded files (``part`` of them), from the position ``at`` on.
+
+    With ``lazy``, works whose lines are not parsed yet come as ``RawLine`` (see
+    ``files.read_file``): a line counts as a record either way.
 
     A position counts the records of the part read before it, across files, and
     the problems met right there that are recorded already: ``{"records": n,
@@ -91,7 +96,7 @@ def file_pages(paths: list[str], at, part: Part = WHOLE) -> Iterator[Page | Sour
         skip_batches = int(at or 0) if part.count == 1 else 0
     index = records = here = 0  # here: problems met since the last record
     for path in paths:
-        for item in files.read_file(Path(path), part):
+        for item in files.read_file(Path(path), part, lazy=lazy):
             if isinstance(item, SourceError):
                 here += 1
                 after = records > skip or (records == skip and here > skip_problems)

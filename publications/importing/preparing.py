@@ -4,16 +4,21 @@ from __future__ import annotations
 
 from publications.identifiers import normalize_openalex_id
 from publications.importing.ingesting import WORK_ENTITIES, map_all
-from publications.importing.problems import problem_for
+from publications.importing.problems import problem_for, source_error_problem
 from publications.ingest.batch import Precomputed
 from publications.ingest.hashing import hashed
 from publications.ingest.lookups import stored_records
 from publications.ingest.merge import new_work
+from publications.ingest.rows import update_column
 from publications.models import ImportRun, Source, SourceRecord
+from publications.sources.lines import RawLine
 
 
 def record_identity(entity: str, payload) -> tuple[str, str, str] | None:
     """(source, entity, external id) of a payload as its mapper will key it, if that is cheap."""
+    if isinstance(payload, RawLine):  # a work's line, read only if it changed
+        openalex_id = normalize_openalex_id(payload.key)
+        return (Source.OPENALEX, SourceRecord.Entity.WORK, openalex_id) if openalex_id else None
     if not isinstance(payload, dict):
         return None
     if entity == "arxiv":
@@ -28,9 +33,10 @@ class PreparedBatch:
     """A batch checked against what is stored, hashed and mapped, ready to be written.
 
     The stored hashes are read here, in the caller's thread; hashing and mapping run
-    in ``mapper`` when given (a payload unchanged since it was stored is not
-    mapped). A batch prepared while the one before it is still being written
-    must be rechecked (``recheck``) with what that one wrote before use.
+    in ``mapper`` when given. A payload unchanged since it was stored is not
+    mapped, and a file line (``RawLine``) that is the very line stored is not even
+    parsed. A batch prepared while the one before it is still being written must
+    be rechecked (``recheck``) with what that one wrote before use.
     """
 
     def __init__(self, run: ImportRun, entity: str, payloads: list, mapper=None, turns=None):
@@ -38,6 +44,7 @@ class PreparedBatch:
         self.keyed = [(record_identity(entity, p), p) for p in payloads]
         ids = {key[2] for key, _ in self.keyed if key}
         self.source, self.stored, self.ahead = None, {}, Precomputed()
+        self.relined: list[tuple[int, str]] = []  # (source record, line digest) to keep
         if ids:
             self.source, kind = next((key[0], key[1]) for key, _ in self.keyed if key)
             self.stored = stored_records(self.source, kind, ids)
@@ -49,35 +56,55 @@ class PreparedBatch:
 
     def _prepare(self):
         pause = self.turns.pause if self.turns else None
-        changed, ahead, unreadable, quarantined = [], self.ahead, [], set()
+        changed, unreadable, self.taken, self.unchanged = [], [], set(), 0
         for key, payload in self.keyed:
             if pause:
                 pause()
-            if key is None:
-                changed.append(payload)
+            document, problem = self._examine(key, payload)
+            if problem is not None:
+                unreadable.append(problem)
+            elif document is not None:
+                changed.append(document)
+            else:
+                self.unchanged += 1
                 continue
-            try:
-                digest = hashed(payload)
-            except ValueError as exc:  # e.g. NaN next to an integer past 64 bits
-                unreadable.append(
-                    problem_for(self.run, payload, f"Could not read this record: {exc}")
-                )
-                changed.append(payload)  # counted as a problem, not as unchanged
-                quarantined.add(id(payload))
-                continue
-            row = self.stored.get(key[2])
-            if not (row and row.linked and row.content_hash == digest.digest):
-                changed.append(payload)
-                ahead.hashes[id(payload)] = digest
-        readable = [p for p in changed if id(p) not in quarantined]
-        mapped, problems = map_all(self.run, self.entity, readable, pause)
-        problems = unreadable + problems
+            self.taken.add(id(payload))
+        mapped, problems = map_all(self.run, self.entity, changed, pause)
         if self.entity in WORK_ENTITIES:
             for _, record in mapped:
                 if pause:
                     pause()
-                ahead.drafts[id(record)] = new_work(record)
-        return changed, ahead, mapped, problems
+                self.ahead.drafts[id(record)] = new_work(record)
+        return changed, self.ahead, mapped, unreadable + problems
+
+    def _examine(self, key, payload, *, again: bool = False):
+        """(the payload to write, None), (None, the problem it is) or (None, None): unchanged.
+
+        ``again``: the record was rewritten by an earlier batch, so it is written
+        whatever is stored.
+        """
+        row = self.stored.get(key[2]) if key and not again else None
+        linked = bool(row and row.linked)
+        if isinstance(payload, RawLine):
+            if linked and row.line_digest == payload.digest:
+                return None, None  # the very line stored: not even parsed
+            line, (payload, error) = payload.digest, payload.read()
+            if error is not None:
+                return None, source_error_problem(self.run, error)
+            self.ahead.lines[id(payload)] = line
+        if key is None:
+            return payload, None
+        try:
+            digest = hashed(payload)
+        except ValueError as exc:  # e.g. NaN next to an integer past 64 bits
+            return None, problem_for(self.run, payload, f"Could not read this record: {exc}")
+        if linked and row.content_hash == digest.digest:
+            line = self.ahead.lines.get(id(payload))
+            if line and line != row.line_digest:  # the same record, on a line written anew
+                self.relined.append((row.pk, line))
+            return None, None
+        self.ahead.hashes[id(payload)] = digest
+        return payload, None
 
     def recheck(self, rewritten: set[str]) -> None:
         """Payloads found unchanged whose record the previous batch rewrote are written too."""
@@ -87,11 +114,25 @@ class PreparedBatch:
         for key in {(self.source, external_id) for external_id in rewritten}:
             ahead.checked.discard(key)  # read before the batch before wrote them: read again
             ahead.stored.pop(key, None)
-        seen = {id(p) for p in changed}
-        again = [p for key, p in self.keyed if key and key[2] in rewritten and id(p) not in seen]
-        if again:
-            more, more_problems = map_all(self.run, self.entity, again)
+        again, more_problems = [], []
+        for key, payload in self.keyed:
+            if not key or key[2] not in rewritten or id(payload) in self.taken:
+                continue
+            self.taken.add(id(payload))
+            self.unchanged -= 1
+            document, problem = self._examine(key, payload, again=True)
+            if problem is not None:
+                more_problems.append(problem)
+            else:
+                again.append(document)
+        self.relined = [(pk, line) for pk, line in self.relined if pk not in self._pks(rewritten)]
+        if again or more_problems:
+            more, mapping_problems = map_all(self.run, self.entity, again)
+            more_problems += mapping_problems
             self.outcome = (changed + again, ahead, mapped + more, problems + more_problems)
+
+    def _pks(self, external_ids: set[str]) -> set[int]:
+        return {self.stored[i].pk for i in external_ids if i in self.stored}
 
     def result(self):
         """(changed payloads, a ``Precomputed``, (payload, record) pairs, problems)."""
@@ -102,6 +143,10 @@ class PreparedBatch:
             else:
                 self.outcome = self.future.result()
         return self.outcome
+
+    def keep_line_digests(self) -> None:
+        """Remember the lines found to hold records already stored, to skip them next time."""
+        update_column(SourceRecord, "line_digest", self.relined)
 
     def forget_reads(self) -> None:
         """Before writing the batch again: what was read from the database may have changed."""

@@ -81,21 +81,26 @@ def problems_record(problems: list[ImportProblem], *, run: ImportRun | None) -> 
     ImportProblem.objects.bulk_create(list(fresh.values()), ignore_conflicts=True)
 
 
-def source_error_record(run: ImportRun, error: SourceError, part: Part = WHOLE) -> None:
+def source_error_problem(run: ImportRun, error: SourceError) -> ImportProblem:
+    """A problem keeping what the source sent in place of a record (or a line not read)."""
     status = f" (HTTP {error.status})" if error.status and "HTTP" not in str(error) else ""
     raw, note = quarantine.storable_text(error.body or "")
+    problem = ImportProblem(
+        run=run,
+        source=run.source if run.source in {Source.OPENALEX, Source.ARXIV} else Source.OPENALEX,
+        raw_payload=raw,
+        error=quarantine.with_note(f"{error}{status}", note, raw),
+    )
+    # A line of a recorded file that cannot be read is known by what it holds, wherever
+    # it stood; an error answer (or a file that cannot be read at all) by its error too.
+    by_error = "" if error.status is None and raw else problem.error
+    problem.fingerprint = quarantine.fingerprint(problem.source, "", None, raw, error=by_error)
+    return problem
+
+
+def source_error_record(run: ImportRun, error: SourceError, part: Part = WHOLE) -> None:
     with transaction.atomic():
-        problem = ImportProblem(
-            run=run,
-            source=run.source if run.source in {Source.OPENALEX, Source.ARXIV} else Source.OPENALEX,
-            raw_payload=raw,
-            error=quarantine.with_note(f"{error}{status}", note, raw),
-        )
-        # A line of a recorded file that cannot be read is known by what it holds, wherever
-        # it stood; an error answer (or a file that cannot be read at all) by its error too.
-        by_error = "" if error.status is None and raw else problem.error
-        problem.fingerprint = quarantine.fingerprint(problem.source, "", None, raw, error=by_error)
-        problems_record([problem], run=run)
+        problems_record([source_error_problem(run, error)], run=run)
         after = Position(error.resume_at) if error.resume_at is not None else None
         with suppress(RunCancelled):  # the problem is kept all the same
             runs.import_run_progress_save(run, part, problems=1, after=after)

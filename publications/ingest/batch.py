@@ -31,12 +31,14 @@ class BatchResult:
 class Precomputed:
     """What was computed for a batch before it is written (in another thread), by ``id()``.
 
-    ``hashes``: the ``Hashed`` of payloads; ``drafts``: a new ``Work`` built from a
-    record (``new_work``), used if no stored work matches it. ``stored``: the source
+    ``hashes``: the ``Hashed`` of payloads; ``lines``: the digest of the file line a
+    payload was read from; ``drafts``: a new ``Work`` built from a record
+    (``new_work``), used if no stored work matches it. ``stored``: the source
     records already read for the (source, external id) pairs in ``checked``.
     """
 
     hashes: dict[int, Hashed] = field(default_factory=dict)
+    lines: dict[int, str] = field(default_factory=dict)
     drafts: dict[int, Work] = field(default_factory=dict)
     stored: dict[tuple[str, str], Stored] = field(default_factory=dict)
     checked: set[tuple[str, str]] = field(default_factory=set)
@@ -60,6 +62,7 @@ class IncomingWork:
     digest: str
     source_record: SourceRecord | None
     text: bytes | None = None  # the payload as JSON, when already serialised
+    line_digest: str = ""  # of the file line it was read from, if it was
     work: Work | None = None
     is_new: bool = False
     deferred: bool = False  # its work is written by an earlier record of the batch

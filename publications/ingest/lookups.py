@@ -25,6 +25,7 @@ class Stored:
     content_hash: str
     work_id: int | None
     author_id: int | None
+    line_digest: str = ""
 
     @property
     def linked(self) -> bool:
@@ -33,10 +34,10 @@ class Stored:
 
 # OFFSET 0 keeps the subquery a per-id probe instead of letting it be joined wholesale.
 PROBE = """
-SELECT x.id, s.id, s.content_hash, s.work_id, s.author_id
+SELECT x.id, s.id, s.content_hash, s.work_id, s.author_id, s.line_digest
 FROM unnest(%s::text[]) AS x(id)
 CROSS JOIN LATERAL (
-    SELECT id, content_hash, work_id, author_id FROM publications_sourcerecord
+    SELECT id, content_hash, work_id, author_id, line_digest FROM publications_sourcerecord
     WHERE source = %s AND entity = %s AND external_id = x.id
     OFFSET 0
 ) AS s
@@ -53,12 +54,8 @@ def stored_records(source: str, entity: str, external_ids: Iterable[str]) -> dic
             cursor.execute(PROBE, [array_literal(ids), source, entity])
             return {row[0]: Stored(*row[1:]) for row in cursor.fetchall()}
     rows = SourceRecord.objects.filter(any_of("external_id", ids), source=source, entity=entity)
-    return {
-        external_id: Stored(pk, digest, work_id, author_id)
-        for external_id, pk, digest, work_id, author_id in rows.values_list(
-            "external_id", "pk", "content_hash", "work_id", "author_id"
-        )
-    }
+    fields = ("external_id", "pk", "content_hash", "work_id", "author_id", "line_digest")
+    return {row[0]: Stored(*row[1:]) for row in rows.values_list(*fields)}
 
 
 def same_values(model: type[models.Model], field: str, values: Iterable[str], *, where: str = ""):

@@ -269,6 +269,25 @@ class AnyOf(Lookup):
         return f"{lhs_sql} IN ({placeholders})", [*lhs_params, *values]
 
 
+def update_column(model: type[models.Model], field: str, values: list[tuple[int, str]]) -> None:
+    """Set one text column of many rows: ``values`` holds (primary key, new value) pairs."""
+    if not values:
+        return
+    if not on_postgresql():
+        objs = [model(pk=pk, **{field: value}) for pk, value in values]
+        model.objects.bulk_update(objs, [field])
+        return
+    table = connection.ops.quote_name(model._meta.db_table)
+    column = connection.ops.quote_name(model._meta.get_field(field).column)
+    sql = f"""
+        UPDATE {table} AS t SET {column} = v.value
+        FROM unnest(%s::bigint[], %s::text[]) AS v(id, value) WHERE t.id = v.id
+    """  # noqa: S608 - quoted identifiers, values as parameters
+    keys, texts = zip(*values, strict=True)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [list(keys), list(texts)])
+
+
 def any_of(field: str, values) -> Q:
     """``field`` is one of ``values``, as a condition PostgreSQL can answer from an index."""
     return Q(AnyOf(F(field), list(values)))

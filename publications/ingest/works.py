@@ -139,7 +139,8 @@ class WorkBatch:
                 self.result.unchanged += 1
                 continue
             text = JsonText(known.text) if known else None
-            pending.append(IncomingWork(payload, record, digest, row, text))
+            line = self.ahead.lines.get(id(payload), "")
+            pending.append(IncomingWork(payload, record, digest, row, text, line_digest=line))
         return pending
 
     # Finding the work each record describes ------------------------------------
@@ -376,18 +377,20 @@ class WorkBatch:
                         now,
                         item.work.pk,
                         run_id,
+                        item.line_digest,
                     )
                 )
                 continue
             row.payload = item.payload
             row.content_hash = item.digest
+            row.line_digest = item.line_digest  # "" when it came another way: never skipped
             row.fetched_at = now
             row.work_id = item.work.pk
             row.import_run_id = run_id
             changed.append(row)
         insert_rows(SourceRecord, SOURCE_RECORD_FIELDS, new)
         SourceRecord.objects.bulk_update(
-            changed, ["payload", "content_hash", "fetched_at", "work", "import_run"]
+            changed, ["payload", "content_hash", "line_digest", "fetched_at", "work", "import_run"]
         )
 
     def _write_citations(self, pending: list[IncomingWork]) -> None:
@@ -436,6 +439,7 @@ SOURCE_RECORD_FIELDS = [
     "first_seen_at",
     "work",
     "import_run",
+    "line_digest",
 ]
 
 

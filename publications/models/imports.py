@@ -56,6 +56,9 @@ class SourceRecord(models.Model):
     external_id = models.CharField(max_length=255)
     payload = PayloadField()
     content_hash = models.CharField(max_length=64)
+    # The digest of the exact line of a recorded file the payload was read from ("" when
+    # it came another way): a re-import finds an unchanged line without parsing it.
+    line_digest = models.CharField(max_length=40, blank=True, default="", db_default="")
     fetched_at = models.DateTimeField()
     first_seen_at = models.DateTimeField(auto_now_add=True)
     work = models.ForeignKey(

@@ -26,7 +26,6 @@ import gzip
 import io
 import itertools
 import json
-import math
 import re
 import zlib
 from collections.abc import Iterable, Iterator
@@ -35,10 +34,10 @@ from pathlib import Path
 from typing import BinaryIO
 from urllib.parse import parse_qsl, unquote, urlsplit
 
-import orjson
 import yaml
 
 from publications.records import Page, SourceError
+from publications.sources.lines import RawLine, line_text, parse_line
 from publications.sources.openalex.fetching import source_error
 
 Item = Page | SourceError
@@ -118,21 +117,25 @@ def _record_key(document: object) -> bytes | None:
 WHOLE = Part()
 
 
-def read_file(path: Path, part: Part = WHOLE) -> Iterator[Item]:
-    """Pages and problems found in one recorded file (or in ``part`` of it), in file order."""
+def read_file(path: Path, part: Part = WHOLE, *, lazy: bool = False) -> Iterator[Item]:
+    """Pages and problems found in one recorded file (or in ``part`` of it), in file order.
+
+    With ``lazy``, a JSON Lines work whose id stands at the start of its line comes
+    as a ``RawLine``, not parsed (see ``lines``); everything else is parsed here.
+    """
     path = Path(path)
     try:
         with path.open("rb") as raw:
             gzipped = raw.read(2) == GZIP_MAGIC
             raw.seek(0)
             stream = gzip.GzipFile(fileobj=raw, mode="rb") if gzipped else raw
-            yield from _read(path, stream, part)
+            yield from _read(path, stream, part, lazy)
     except (OSError, EOFError, zlib.error) as exc:
         if part.first:
             yield SourceError(f"{path.name}: cannot be read ({exc})")
 
 
-def _read(path: Path, stream: BinaryIO, part: Part) -> Iterator[Item]:
+def _read(path: Path, stream: BinaryIO, part: Part, lazy: bool) -> Iterator[Item]:
     name = path.name
     first = _next_filled_line(stream)
     if _complete_json_object(first):
@@ -141,10 +144,11 @@ def _read(path: Path, stream: BinaryIO, part: Part) -> Iterator[Item]:
             if part.first:
                 yield from _document_items(name, json.loads(first), _hint_from_name(name))
         else:  # one object per line: a snapshot part
-            yield from _json_lines(name, [first, second], stream, _hint_from_name(name), part)
+            hint = _hint_from_name(name)
+            yield from _json_lines(name, [first, second], stream, hint, part, lazy)
         return
     data = (first + stream.read()).removeprefix(b"\xef\xbb\xbf")
-    yield from _whole(path, data, part)
+    yield from _whole(path, data, part, lazy)
 
 
 def _next_filled_line(stream: BinaryIO) -> bytes:
@@ -161,11 +165,11 @@ def _complete_json_object(line: bytes) -> bool:
         return False
 
 
-def _whole(path: Path, data: bytes, part: Part = WHOLE) -> Iterator[Item]:
+def _whole(path: Path, data: bytes, part: Part = WHOLE, lazy: bool = False) -> Iterator[Item]:
     name, head = path.name, data.lstrip()[:64]
     start = head[:1]
     if start in (b"{", b"[") and _json_lines_after_a_bad_first_line(data):
-        yield from _json_lines(name, [], io.BytesIO(data), _hint_from_name(name), part)
+        yield from _json_lines(name, [], io.BytesIO(data), _hint_from_name(name), part, lazy)
     elif not part.first:
         return
     elif not start:
@@ -205,34 +209,46 @@ def _json_document(label: str, data: bytes | str, hint: str | None) -> Iterator[
 
 
 def _json_lines(
-    label: str, head: list[bytes], stream: Iterable[bytes], hint: str | None, part: Part = WHOLE
+    label: str,
+    head: list[bytes],
+    stream: Iterable[bytes],
+    hint: str | None,
+    part: Part = WHOLE,
+    lazy: bool = False,
 ):
-    batch: list[dict] = []
+    batch: list = []
     entity = None
     for number, line in enumerate(itertools.chain(head, stream), start=1):
         if not line.strip():
             continue
         parsed = None  # (document, error), once the line is parsed
+        leading = _LEADING_ID_RE.match(line) if lazy or part.count > 1 else None
         if part.count > 1:
-            leading = _LEADING_ID_RE.match(line)
             if leading:
                 key = leading.group(1)
             else:  # the id stands elsewhere in the object: parse the line to find it
-                parsed = _parse(line)
+                parsed = parse_line(line)
                 key = _record_key(parsed[0])
             if part.owner(key, number) != part.index:
                 continue
-        document, error = parsed or _parse(line)  # the hot loop of a snapshot import
+        raw = _raw_work(label, number, line, leading) if lazy and not parsed else None
+        if raw is not None:  # parsed when it is written, if it changed
+            if batch and (entity != "work" or len(batch) >= BATCH):
+                yield from _flush(entity, batch)
+            entity = "work"
+            batch.append(raw)
+            continue
+        document, error = parsed or parse_line(line)  # the hot loop of a snapshot import
         if error is not None:
             yield from _flush(entity, batch)
             error_text = f"{label} line {number}: not valid JSON ({error})"
-            yield SourceError(error_text, body=_line_text(line))
+            yield SourceError(error_text, body=line_text(line))
             continue
         if not isinstance(document, dict):  # one record per line: a bare array or value is none
             yield from _flush(entity, batch)
             what = "array" if isinstance(document, list) else type(document).__name__
             yield SourceError(
-                f"{label} line {number}: a JSON {what}, not one record", body=_line_text(line)
+                f"{label} line {number}: a JSON {what}, not one record", body=line_text(line)
             )
             continue
         kind = entity_of(document)
@@ -247,46 +263,14 @@ def _json_lines(
     yield from _flush(entity, batch)
 
 
-def _parse(line: bytes) -> tuple[object, ValueError | None]:
-    """A line's JSON value, or the error that says why it is not JSON.
-
-    orjson reads integers past 64 bits as floats, losing digits, and refuses a
-    lone surrogate escape that Python's ``json`` reads: a line with a run of 20
-    digits (any such integer has one), or one orjson refuses, is read by
-    ``json``, which keeps every digit. Both refuse NaN, Infinity and numbers too
-    large for a float, which no JSON column can hold.
-    """
-    if _LONG_NUMBER in line.translate(_DIGITS):  # a copy in C: fast beside parsing
-        return _parse_exactly(line)
-    try:
-        return orjson.loads(line), None
-    except ValueError as exc:
-        document, error = _parse_exactly(line)
-        return (document, None) if error is None else (None, exc)
-
-
-_DIGITS = bytes(48 if 48 <= i <= 57 else 32 for i in range(256))  # digits as "0", else " "
-_LONG_NUMBER = b"0" * 20  # 2**64 has 20 digits
-
-
-def _parse_exactly(line: bytes) -> tuple[object, ValueError | None]:
-    try:
-        return json.loads(line, parse_constant=_refuse, parse_float=_finite), None
-    except RecursionError:
-        return None, ValueError("nested too deeply")
-    except ValueError as exc:
-        return None, exc
-
-
-def _refuse(name: str):
-    raise ValueError(f"{name} is not a JSON number")
-
-
-def _finite(text: str) -> float:
-    value = float(text)
-    if math.isinf(value):
-        raise ValueError(f"the number {text[:40]} is too large")
-    return value
+def _raw_work(label: str, number: int, line: bytes, leading: re.Match | None) -> RawLine | None:
+    """The line unparsed, when the id at its start is an OpenAlex work's."""
+    if leading is None:
+        return None
+    key = leading.group(1).decode("utf-8", errors="replace")
+    if entity_of({"id": key}) != "work":
+        return None
+    return RawLine.of(label, number, line, key)
 
 
 def _flush(entity: str | None, batch: list[dict]) -> Iterator[Item]:
@@ -339,11 +323,6 @@ def _list_page(label: str, document: dict, hint: str | None) -> Iterator[Item]:
     count = meta.get("count")
     total = count if isinstance(count, int) and not isinstance(count, bool) else None
     yield Page(entity=entity, payloads=results, total=total)
-
-
-def _line_text(line: bytes) -> str:
-    """A line as text, whole: a problem keeps its record (bytes that are not UTF-8 as \\xNN)."""
-    return line.strip().decode("utf-8", errors="backslashreplace")
 
 
 def _preview(data: object, size: int = 2000) -> str:
