@@ -50,17 +50,17 @@ def _version_key(kind: str, pk: int) -> str:
 def versions_bump(kind: str, ids: Iterable[int]) -> None:
     """Renew the page versions of these records: their cached pages are stale now.
 
-    Renewed at once and again when the transaction commits: a page rendered in
-    between, from rows not yet committed, is not kept under the final version.
+    A version is renewed by removing it (the next page read gives the record a
+    new one), at once and, inside a transaction, again when it commits: a page
+    rendered in between, from rows not yet committed, is not kept under the
+    final version.
     """
     keys = [_version_key(kind, int(pk)) for pk in ids if pk]
-
-    def bump() -> None:
-        cache.set_many({key: uuid.uuid4().hex[:12] for key in keys}, None)
-
-    if keys:
-        bump()
-        transaction.on_commit(bump)
+    if not keys:
+        return
+    cache.delete_many(keys)
+    if transaction.get_connection().in_atomic_block:
+        transaction.on_commit(lambda: cache.delete_many(keys))
 
 
 def authors_bump(author_ids: Iterable[int]) -> None:
