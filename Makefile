@@ -52,7 +52,7 @@ test-fast: venv-dev
 	$(VENV)/bin/pytest -n $(TEST_WORKERS) -m "not browser" $(PYTEST_ARGS)
 
 worker: venv
-	$(VENV)/bin/celery -A config worker -Q imports,compute --loglevel=info
+	$(VENV)/bin/celery -A config worker -Q watch,imports,compute --loglevel=info
 
 beat: venv
 	$(VENV)/bin/celery -A config beat --loglevel=info

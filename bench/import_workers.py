@@ -82,7 +82,7 @@ def start_workers(count: int, env: dict, logs: Path) -> list[subprocess.Popen]:
                     "config",
                     "worker",
                     "-Q",
-                    "imports,compute",
+                    "watch,imports,compute",
                     "--pool=solo",
                     "-n",
                     f"bench{index}@%h",

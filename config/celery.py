@@ -118,8 +118,12 @@ app.conf.update(
     broker_connection_retry_on_startup=True,
     broker_transport_options={"visibility_timeout": 4 * 3600, "socket_connect_timeout": 3},
     task_default_queue="compute",
-    task_queues={"imports": {}, "compute": {}},
+    # The watcher has a queue of its own: a worker takes from each of its queues in
+    # turn, so the watch runs at the next free slot instead of after every compute
+    # task already queued (a large import queues many).
+    task_queues={"imports": {}, "compute": {}, "watch": {}},
     task_routes={
+        "publications.tasks.watch_imports": {"queue": "watch"},
         "publications.tasks.import_*": {"queue": "imports"},
         "profiles.tasks.refresh_tracked_authors": {"queue": "imports"},
         "graph.tasks.*": {"queue": "compute"},

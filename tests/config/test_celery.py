@@ -24,10 +24,15 @@ def test_tasks_have_time_limits():
     assert 0 < app.conf.task_soft_time_limit < app.conf.task_time_limit
 
 
-def test_imports_and_compute_have_their_own_queues():
-    assert set(app.conf.task_queues) == {"imports", "compute"}
+def test_imports_compute_and_the_watcher_have_their_own_queues():
+    assert set(app.conf.task_queues) == {"imports", "compute", "watch"}
     assert app.conf.task_default_queue == "compute"
-    assert app.conf.task_routes["publications.tasks.import_*"]["queue"] == "imports"
+    assert app.amqp.router.route({}, "publications.tasks.import_run")["queue"].name == "imports"
+    assert app.amqp.router.route({}, "publications.tasks.watch_imports")["queue"].name == "watch"
+    assert (
+        app.amqp.router.route({}, "publications.tasks.compute_similarities")["queue"].name
+        == "compute"
+    )
 
 
 def test_broker_follows_redis_url():

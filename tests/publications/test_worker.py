@@ -44,7 +44,7 @@ def worker():
             "config",
             "worker",
             "-Q",
-            "imports,compute",
+            "watch,imports,compute",
             "--pool=solo",
             "--without-heartbeat",
             "--without-mingle",

@@ -84,7 +84,7 @@ def _worker(env: dict, log: Path) -> subprocess.Popen:
         log,
         "worker",
         "-Q",
-        "imports,compute",
+        "watch,imports,compute",
         "--pool=solo",
         "--without-heartbeat",
         "--without-mingle",
