@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.db.models.signals import post_delete, post_save
+from django.db.models.signals import m2m_changed, post_delete, post_save
 from django.dispatch import receiver
 
 from profiles import tasks
@@ -43,3 +43,13 @@ def link_added_works(sender, run_id, **kwargs) -> None:
 def renew_researcher_page(sender, instance, **kwargs) -> None:
     """The owner's profile, a claim or a follow changed: the cached page is stale."""
     pagecache.authors_bump([instance.author_id])
+
+
+@receiver(m2m_changed, sender=Profile.pinned_works.through, dispatch_uid="profiles.page_after_pins")
+def renew_page_after_pins(sender, instance: Profile, action: str, **kwargs) -> None:
+    """The owner pinned or unpinned works: the pins lead the first page of works.
+
+    The pins have no reverse accessor on Work, so ``instance`` is always the profile.
+    """
+    if action.startswith("post_"):
+        pagecache.authors_bump([instance.author_id])

@@ -1,9 +1,12 @@
-"""Everything the researcher page shows, gathered for its view in one call.
+"""Everything the researcher page shows, gathered for its view.
 
-``researcher_page`` returns a plain dataclass; the page's template and its partials
-only render it. Apps above profiles in the layers (trust, which scores claims and
-follows) cannot be imported from here, so they add their section of the page by
-registering a builder with ``researcher_page_section`` when they start.
+``researcher_page`` returns what every visitor sees alike, ``researcher_viewer``
+the visitor's own side (follow, claim and collaboration panels): the first is
+kept in the cache for all visitors (``publications.pagecache.shared_page``), the
+second is drawn for each. Both are plain dataclasses; the page's template and its
+partials only render them. Apps above profiles in the layers (trust, which scores
+claims and follows) cannot be imported from here, so they add their section of
+the page by registering a builder with ``researcher_page_section`` when they start.
 """
 
 from __future__ import annotations
@@ -60,17 +63,40 @@ class ResearcherPage:
     works_total: int
     sort_links: list[dict]
     topic_choices: list[dict]
-    # The viewer's side of the page.
+    # What other apps add, by name (the trust app: "trust", its snapshot).
+    sections: dict[str, object]
+
+    def shown_works(self) -> list[Work]:
+        """The works listed, pinned first (authorships prefetched)."""
+        return [*self.pinned_works, *self.works]
+
+
+@dataclass(frozen=True)
+class ResearcherViewer:
+    """The viewer's side of the page."""
+
     follow: FollowState
     claim: ClaimPanel
     collaboration: CollaborationPanel
     invitation_form: InvitationForm | None
-    # What other apps add, by name (the trust app: "trust", its snapshot).
-    sections: dict[str, object]
 
 
-def researcher_page(*, author: Author, viewer, query: QueryDict) -> ResearcherPage:
-    """The page of ``author`` as ``viewer`` sees it for the query string ``query``.
+def researcher_viewer(*, author: Author, viewer) -> ResearcherViewer:
+    """The follow, claim and collaboration panels of ``author``'s page as ``viewer`` sees them.
+
+    ``author`` comes with its profile selected.
+    """
+    collaboration = collaboration_panel_state(author=author, user=viewer)
+    return ResearcherViewer(
+        follow=follow_state(author=author, user=viewer),
+        claim=claim_panel_state(author=author, user=viewer),
+        collaboration=collaboration,
+        invitation_form=InvitationForm() if collaboration.state == "can_invite" else None,
+    )
+
+
+def researcher_page(*, author: Author, query: QueryDict) -> ResearcherPage:
+    """The page of ``author`` as every visitor sees it for the query string ``query``.
 
     ``author`` comes with its metrics, profile and last known institution selected.
     """
@@ -80,7 +106,6 @@ def researcher_page(*, author: Author, viewer, query: QueryDict) -> ResearcherPa
     pinned = _pinned_works(profile, filterset.qs)
     rest = filterset.qs.exclude(pk__in=[w.pk for w in pinned]) if pinned else filterset.qs
     works = Paginator(rest, WORKS_PER_PAGE).get_page(query.get("page"))
-    collaboration = collaboration_panel_state(author=author, user=viewer)
     return ResearcherPage(
         author=author,
         profile=profile,
@@ -94,10 +119,6 @@ def researcher_page(*, author: Author, viewer, query: QueryDict) -> ResearcherPa
         works_total=len(pinned) + works.paginator.count,
         sort_links=_sort_links(query, filterset.sort_value),
         topic_choices=_topic_choices(metrics, filterset),
-        follow=follow_state(author=author, user=viewer),
-        claim=claim_panel_state(author=author, user=viewer),
-        collaboration=collaboration,
-        invitation_form=InvitationForm() if collaboration.state == "can_invite" else None,
         sections={name: build(author) for name, build in _SECTIONS.items()},
     )
 

@@ -6,8 +6,9 @@ from dataclasses import fields
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
 
-from profiles.selectors import researcher_page
+from profiles.selectors import researcher_page, researcher_viewer
 from publications import pagecache
 from publications.identifiers import normalize_openalex_id, normalize_orcid, openalex_is_local
 from publications.models import Author
@@ -27,15 +28,33 @@ def _redirect_keeping_query(request: HttpRequest, author: Author) -> HttpRespons
 
 @pagecache.anonymous_page("author")
 def researcher_detail(request: HttpRequest, pk: int, slug: str = "") -> HttpResponse:
+    """The page every visitor shares (from the cache), with the visitor's own panels drawn in."""
     author = _author_for_page(pk)
     if author.merged_into_id:
         return _redirect_keeping_query(request, author.merged_into)
     if slug != author.slug:
         return _redirect_keeping_query(request, author)
-    page = researcher_page(author=author, viewer=request.user, query=request.GET)
-    context = {field.name: getattr(page, field.name) for field in fields(page)}
-    context["page_author"] = author  # marked in the author lists of the works
-    return render(request, "profiles/researcher_detail.html", context)
+
+    def build(visitor: HttpRequest, slots: pagecache.Slots) -> tuple[str, dict]:
+        versions = pagecache.versions_current([("author", author.pk)])  # before the rows
+        page = researcher_page(author=author, query=visitor.GET)
+        versions |= pagecache.versions_current(pagecache.work_records(page.shown_works()))
+        context = {field.name: getattr(page, field.name) for field in fields(page)}
+        context |= {"page_author": author, "slots": slots}  # page_author: marked in bylines
+        return render_to_string("profiles/researcher_detail.html", context, visitor), versions
+
+    body, nonce = pagecache.shared_page("author", author.pk, request, build)
+    viewer = researcher_viewer(author=author, viewer=request.user)
+    actions = {field.name: getattr(viewer, field.name) for field in fields(viewer)}
+    parts = pagecache.slots_render(
+        request,
+        {
+            "account": ("_account_nav.html", {}),
+            "messages": ("_messages.html", {}),
+            "actions": ("profiles/_researcher_actions.html", {"author": author, **actions}),
+        },
+    )
+    return HttpResponse(pagecache.slots_fill(body, nonce, parts))
 
 
 def _not_found(request: HttpRequest, **context) -> HttpResponse:

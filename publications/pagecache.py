@@ -21,16 +21,19 @@ researcher's page, "more like this" links) are renewed at least every
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import uuid
 from collections.abc import Callable, Iterable
 from functools import wraps
+from importlib import import_module
 
 from django.conf import settings
+from django.contrib.auth.models import AnonymousUser
 from django.core.cache import cache
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse
-from django.template.loader import get_template
+from django.template.loader import get_template, render_to_string
 from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
 
@@ -167,6 +170,13 @@ def anonymous_page(kind: str, depends_on: Callable[[int], Iterable[Record]] | No
     return decorator
 
 
+def work_records(works) -> set[Record]:
+    """The records a list entry of each of ``works`` shows: the work and its authors."""
+    records = {("work", w.pk) for w in works}
+    records |= {("author", a.author_id) for w in works for a in w.authorships.all()}
+    return records
+
+
 def _fragment_key(work, versions: dict[str, str], page_author_id: int, pinned: bool) -> str:
     records = [("work", work.pk), *(("author", a.author_id) for a in work.authorships.all())]
     tokens = "|".join(versions[_version_key(kind, pk)] for kind, pk in records)
@@ -190,9 +200,7 @@ def work_items_render(works, *, page_author=None, pinned: bool = False) -> SafeS
 
     if not settings.PAGE_CACHE or not works:
         return mark_safe("".join(render(work) for work in works))  # noqa: S308 - escaped by the template
-    records = {("work", w.pk) for w in works}
-    records |= {("author", a.author_id) for w in works for a in w.authorships.all()}
-    versions = versions_current(records)
+    versions = versions_current(work_records(works))
     author_id = page_author.pk if page_author is not None else 0
     keys = [_fragment_key(work, versions, author_id, pinned) for work in works]
     found = cache.get_many(keys)
@@ -200,3 +208,74 @@ def work_items_render(works, *, page_author=None, pinned: bool = False) -> SafeS
     if missing:
         cache.set_many(missing, PAGE_TIMEOUT)
     return mark_safe("".join(found.get(key) or missing[key] for key in keys))  # noqa: S308
+
+
+# Pages shared by every visitor, with the parts drawn for each visitor left as slots.
+
+
+class Slots:
+    """Stand-ins for the parts of a page drawn for each visitor: ``{{ slots.account }}``.
+
+    A slot is an HTML comment holding a random token of its own page, so no text
+    of a record (a title, a name) can pass for one.
+    """
+
+    def __init__(self) -> None:
+        self.nonce = uuid.uuid4().hex
+
+    def __getitem__(self, name: str) -> SafeString:
+        return mark_safe(f"<!--slot:{self.nonce}:{name}-->")  # noqa: S308 - no outside text
+
+
+def slots_fill(body: str, nonce: str, parts: dict[str, str]) -> str:
+    """``body`` with each slot replaced by the part of that name."""
+    for name, html in parts.items():
+        body = body.replace(f"<!--slot:{nonce}:{name}-->", html)
+    return body
+
+
+def slots_render(request: HttpRequest, parts: dict[str, tuple[str, dict]]) -> dict[str, str]:
+    """Each slot's template rendered for this visitor: {name: (template, context)}."""
+    return {name: render_to_string(t, context, request) for name, (t, context) in parts.items()}
+
+
+def _as_anyone(request: HttpRequest) -> HttpRequest:
+    """The request as an anonymous visitor without session, messages or CSRF token makes it."""
+    visitor = copy.copy(request)
+    visitor.user = AnonymousUser()
+    visitor.META = {k: v for k, v in request.META.items() if not k.startswith("CSRF_COOKIE")}
+    visitor.session = _empty_session()
+    visitor._messages = []
+    return visitor
+
+
+def _empty_session():
+    return import_module(settings.SESSION_ENGINE).SessionStore()
+
+
+def _nothing_personal(visitor: HttpRequest) -> bool:
+    """The page read nothing of its visitor: no session, no CSRF token."""
+    return not visitor.session.accessed and "CSRF_COOKIE_NEEDS_UPDATE" not in visitor.META
+
+
+SharedBuild = Callable[[HttpRequest, Slots], tuple[str, dict[str, str]]]
+
+
+def shared_page(kind: str, pk: int, request: HttpRequest, build: SharedBuild) -> tuple[str, str]:
+    """The record's page as anyone sees it, per-visitor parts left as slots: (body, nonce).
+
+    ``build(visitor, slots)`` renders it for an anonymous ``visitor`` and returns the
+    body with the page versions of every record it shows, each read before the
+    rows it shows. Kept under those versions, for the page's address and day; a
+    body that used a session or a CSRF token is not kept.
+    """
+    key = f"shared:{page_key(kind, pk, request)}"
+    if settings.PAGE_CACHE:
+        entry = cache.get(key)
+        if _fresh(entry):
+            return entry["body"], entry["nonce"]
+    slots, visitor = Slots(), _as_anyone(request)
+    body, versions = build(visitor, slots)
+    if settings.PAGE_CACHE and _nothing_personal(visitor):
+        cache.set(key, {"versions": versions, "body": body, "nonce": slots.nonce}, PAGE_TIMEOUT)
+    return body, slots.nonce
