@@ -18,14 +18,19 @@ from urllib.parse import urlencode
 from django.core.paginator import Page, Paginator
 from django.db.models import QuerySet
 from django.http import QueryDict
+from django.shortcuts import get_object_or_404
 
 from profiles.charts import Chart, citations_chart
 from profiles.claims.services import PanelState as ClaimPanel
 from profiles.claims.services import claim_panel_state
 from profiles.collaboration.forms import InvitationForm
 from profiles.collaboration.selectors import PanelState as CollaborationPanel
-from profiles.collaboration.selectors import collaboration_panel_state
-from profiles.following.services import FollowState, follow_state
+from profiles.collaboration.selectors import (
+    collaboration_panel_state,
+    unread_annotations,
+    unread_of,
+)
+from profiles.following.services import FollowState, follow_annotations, follow_state
 from profiles.models import Profile
 from publications import selectors
 from publications.filters import Sort, WorkFilter
@@ -71,6 +76,14 @@ class ResearcherPage:
         return [*self.pinned_works, *self.works]
 
 
+def author_for_page(pk: int, viewer) -> Author:
+    """The author of a researcher page (or Http404), with its metrics, profile and last known
+    institution, and the viewer's follow state and unread counts read in the same query."""
+    queryset = Author.objects.select_related("last_known_institution", "metrics", "profile")
+    queryset = queryset.annotate(**follow_annotations(viewer), **unread_annotations(viewer))
+    return get_object_or_404(queryset.filter(is_deleted=False), pk=pk)
+
+
 @dataclass(frozen=True)
 class ResearcherViewer:
     """The viewer's side of the page."""
@@ -79,12 +92,13 @@ class ResearcherViewer:
     claim: ClaimPanel
     collaboration: CollaborationPanel
     invitation_form: InvitationForm | None
+    unread_total: int  # the account menu's inbox count
 
 
 def researcher_viewer(*, author: Author, viewer) -> ResearcherViewer:
     """The follow, claim and collaboration panels of ``author``'s page as ``viewer`` sees them.
 
-    ``author`` comes with its profile selected.
+    ``author`` comes from ``author_for_page`` for the same viewer.
     """
     collaboration = collaboration_panel_state(author=author, user=viewer)
     return ResearcherViewer(
@@ -92,6 +106,7 @@ def researcher_viewer(*, author: Author, viewer) -> ResearcherViewer:
         claim=claim_panel_state(author=author, user=viewer),
         collaboration=collaboration,
         invitation_form=InvitationForm() if collaboration.state == "can_invite" else None,
+        unread_total=unread_of(author)["total"],
     )
 
 

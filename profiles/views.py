@@ -5,18 +5,13 @@ from __future__ import annotations
 from dataclasses import fields
 
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 
-from profiles.selectors import researcher_page, researcher_viewer
+from profiles.selectors import author_for_page, researcher_page, researcher_viewer
 from publications import pagecache
 from publications.identifiers import normalize_openalex_id, normalize_orcid, openalex_is_local
 from publications.models import Author
-
-
-def _author_for_page(pk: int) -> Author:
-    queryset = Author.objects.select_related("last_known_institution", "metrics", "profile")
-    return get_object_or_404(queryset.filter(is_deleted=False), pk=pk)
 
 
 def _redirect_keeping_query(request: HttpRequest, author: Author) -> HttpResponse:
@@ -29,7 +24,7 @@ def _redirect_keeping_query(request: HttpRequest, author: Author) -> HttpRespons
 @pagecache.anonymous_page("author")
 def researcher_detail(request: HttpRequest, pk: int, slug: str = "") -> HttpResponse:
     """The page every visitor shares (from the cache), with the visitor's own panels drawn in."""
-    author = _author_for_page(pk)
+    author = author_for_page(pk, request.user)
     if author.merged_into_id:
         return _redirect_keeping_query(request, author.merged_into)
     if slug != author.slug:
@@ -49,7 +44,7 @@ def researcher_detail(request: HttpRequest, pk: int, slug: str = "") -> HttpResp
     parts = pagecache.slots_render(
         request,
         {
-            "account": ("_account_nav.html", {}),
+            "account": ("_account_nav.html", {"unread_total": viewer.unread_total}),
             "messages": ("_messages.html", {}),
             "actions": ("profiles/_researcher_actions.html", {"author": author, **actions}),
         },
