@@ -34,6 +34,15 @@ def citation_weight(shared: float) -> float:
     return shared / (shared + CITATION_HALF) if shared > 0 else 0.0
 
 
+def _columns(matrix, row: int) -> np.ndarray:
+    """The columns set in one row of a CSR matrix (no row matrix built)."""
+    return matrix.indices[matrix.indptr[row] : matrix.indptr[row + 1]]
+
+
+def _shared_columns(matrix, row: int, other: int) -> np.ndarray:
+    return np.intersect1d(_columns(matrix, row), _columns(matrix, other))
+
+
 def _names(items: list[str]) -> str:
     shown = items[:NAMES_IN_REASON]
     more = len(items) - len(shown)
@@ -44,9 +53,7 @@ def reasons(corpus: Corpus, row: int, match: Match, author_names: dict[int, str]
     """Why two works match, largest contribution first, each as {kind, label}."""
     found = []
     if match.topics:
-        shared = np.intersect1d(
-            corpus.topics[row].indices, corpus.topics[match.similar_row].indices
-        )
+        shared = _shared_columns(corpus.topics, row, match.similar_row)
         topic_ids = sorted(
             (int(corpus.topic_ids[c]) for c in shared),
             key=lambda t: (corpus.topic_frequency.get(t, 0), corpus.topic_names.get(t, "")),
@@ -58,9 +65,7 @@ def reasons(corpus: Corpus, row: int, match: Match, author_names: dict[int, str]
         if match.authors >= 1.0:
             label = "same authors"
         else:
-            shared = np.intersect1d(
-                corpus.authors[row].indices, corpus.authors[match.similar_row].indices
-            )
+            shared = _shared_columns(corpus.authors, row, match.similar_row)
             names = [author_names.get(int(corpus.author_ids[c]), "?") for c in shared]
             label = ("shares author " if len(names) == 1 else "shares authors ") + _names(names)
         found.append((WEIGHTS["authors"] * match.authors, "authors", label))
@@ -85,9 +90,7 @@ def _author_names(corpus: Corpus, pairs: list[tuple[int, Match]]) -> dict[int, s
     wanted = set()
     for row, match in pairs:
         if 0 < match.authors < 1.0:
-            shared = np.intersect1d(
-                corpus.authors[row].indices, corpus.authors[match.similar_row].indices
-            )
+            shared = _shared_columns(corpus.authors, row, match.similar_row)
             wanted.update(int(corpus.author_ids[c]) for c in shared)
     if not wanted:
         return {}

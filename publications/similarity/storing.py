@@ -1,40 +1,86 @@
-"""Writing matches and prior similarities."""
+"""Writing matches and prior similarities.
+
+On PostgreSQL a chunk's matches go in with one COPY (into a temporary table,
+then one INSERT that skips pairs a concurrent run stored first) and its prior
+similarities with one UPDATE joined to arrays; elsewhere through the ORM.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 import numpy as np
-from django.db import transaction
+from django.db import connection, transaction
 
+from publications.fields import json_bytes
 from publications.models import Work, WorkSimilarity
 from publications.similarity.corpus import Corpus
 from publications.similarity.scoring import Match, _author_names, reasons
+
+_INCOMING = "similarity_incoming"
 
 
 def _write_lists(corpus: Corpus, lists: dict[int, list[Match]]) -> int:
     """Replace the stored matches of the works (by row) in ``lists``."""
     pairs = [(row, match) for row, matches in lists.items() for match in matches]
     names = _author_names(corpus, pairs)
+    ids = corpus.ids
     links = [
-        WorkSimilarity(
-            work_id=int(corpus.ids[row]),
-            similar_id=int(corpus.ids[match.similar_row]),
-            score=round(match.score, 4),
-            reasons=reasons(corpus, row, match, names),
+        (
+            int(ids[row]),
+            int(ids[match.similar_row]),
+            round(match.score, 4),
+            reasons(corpus, row, match, names),
         )
         for row, match in pairs
     ]
-    work_ids = [int(corpus.ids[row]) for row in lists]
+    work_ids = [int(ids[row]) for row in lists]
     with transaction.atomic():
         WorkSimilarity.objects.filter(work_id__in=work_ids).delete()
-        WorkSimilarity.objects.bulk_create(links, ignore_conflicts=True)
+        if connection.vendor == "postgresql":
+            _copy_links(links)
+        else:
+            rows = [
+                WorkSimilarity(work_id=w, similar_id=s, score=v, reasons=r) for w, s, v, r in links
+            ]
+            WorkSimilarity.objects.bulk_create(rows, ignore_conflicts=True)
     return len(links)
 
 
+def _copy_links(links: list[tuple[int, int, float, list[dict]]]) -> None:
+    """Insert (work id, similar id, score, reasons) rows; a pair already stored is skipped."""
+    table = WorkSimilarity._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"CREATE TEMPORARY TABLE {_INCOMING} (work_id bigint, similar_id bigint,"
+            " score double precision, reasons jsonb)"
+        )
+        with cursor.copy(f"COPY {_INCOMING} FROM STDIN") as copy:
+            for work_id, similar_id, score, why in links:
+                copy.write_row((work_id, similar_id, score, json_bytes(why).decode()))
+        insert = f"""
+            INSERT INTO {table} (work_id, similar_id, score, reasons, computed_at)
+            SELECT work_id, similar_id, score, reasons, now() FROM {_INCOMING}
+            ON CONFLICT DO NOTHING
+        """  # noqa: S608 - the model's own table, values from the copy
+        cursor.execute(insert)
+        cursor.execute(f"DROP TABLE {_INCOMING}")
+
+
 def _write_priors(corpus: Corpus, changed: dict[int, float | None]) -> None:
-    works = [Work(pk=int(corpus.ids[r]), prior_similarity=value) for r, value in changed.items()]
-    Work.objects.bulk_update(works, ["prior_similarity"], batch_size=1000)
+    if connection.vendor == "postgresql" and changed:
+        column = Work._meta.get_field("prior_similarity").column
+        with connection.cursor() as cursor:
+            update = f"""
+                UPDATE {Work._meta.db_table} AS work SET {column} = given.value
+                FROM unnest(%s::bigint[], %s::double precision[]) AS given(id, value)
+                WHERE work.id = given.id
+            """  # noqa: S608 - the model's table and column, values as parameters
+            ids = [int(corpus.ids[r]) for r in changed]
+            cursor.execute(update, [ids, list(changed.values())])
+    else:
+        works = [Work(pk=int(corpus.ids[r]), prior_similarity=v) for r, v in changed.items()]
+        Work.objects.bulk_update(works, ["prior_similarity"], batch_size=1000)
     for row, value in changed.items():
         corpus.prior[row] = np.nan if value is None else value
 
