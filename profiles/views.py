@@ -41,15 +41,13 @@ def researcher_detail(request: HttpRequest, pk: int, slug: str = "") -> HttpResp
     body, nonce = pagecache.shared_page("author", author.pk, request, build)
     viewer = researcher_viewer(author=author, viewer=request.user)
     actions = {field.name: getattr(viewer, field.name) for field in fields(viewer)}
-    parts = pagecache.slots_render(
+    return pagecache.slots_answer(
         request,
-        {
-            "account": ("_account_nav.html", {"unread_total": viewer.unread_total}),
-            "messages": ("_messages.html", {}),
-            "actions": ("profiles/_researcher_actions.html", {"author": author, **actions}),
-        },
+        body,
+        nonce,
+        account=("_account_nav.html", {"unread_total": viewer.unread_total}),
+        actions=("profiles/_researcher_actions.html", {"author": author, **actions}),
     )
-    return HttpResponse(pagecache.slots_fill(body, nonce, parts))
 
 
 def _not_found(request: HttpRequest, **context) -> HttpResponse:

@@ -17,6 +17,14 @@ CSP, compression) still runs on every answer, cached or not. Pages without a
 version for some of what they show (a co-author's renamed name on another
 researcher's page, "more like this" links) are renewed at least every
 ``PAGE_TIMEOUT`` seconds.
+
+Every other visitor (signed in, or with a cookie) gets a *shared page*
+(``shared_page``): the page rendered once as an anonymous visitor sees it, with
+slots where each visitor's own parts go (account menu, messages, the follow and
+claim panels), kept under the versions of every record it shows, list entries
+and their authors included. Each request fills the slots for its visitor. The
+search page is one too, kept under the ``SEARCH`` version, which every renewal
+of any record's version renews.
 """
 
 from __future__ import annotations
@@ -44,6 +52,8 @@ HEADERS_KEPT = ("Content-Type", "Content-Language", "Cache-Control", "Link")
 HIT_HEADER = "X-Page-Cache"
 
 Record = tuple[str, int]  # ("author", pk) or ("work", pk)
+# The search page shows any record: every renewal of a record's version renews this one too.
+SEARCH: Record = ("search", 0)
 
 
 def _version_key(kind: str, pk: int) -> str:
@@ -61,6 +71,7 @@ def versions_bump(kind: str, ids: Iterable[int]) -> None:
     keys = [_version_key(kind, int(pk)) for pk in ids if pk]
     if not keys:
         return
+    keys.append(_version_key(*SEARCH))
     cache.delete_many(keys)
     if transaction.get_connection().in_atomic_block:
         transaction.on_commit(lambda: cache.delete_many(keys))
@@ -237,6 +248,15 @@ def slots_fill(body: str, nonce: str, parts: dict[str, str]) -> str:
 def slots_render(request: HttpRequest, parts: dict[str, tuple[str, dict]]) -> dict[str, str]:
     """Each slot's template rendered for this visitor: {name: (template, context)}."""
     return {name: render_to_string(t, context, request) for name, (t, context) in parts.items()}
+
+
+def slots_answer(request: HttpRequest, body: str, nonce: str, **parts) -> HttpResponse:
+    """The shared page with the account menu, the messages and ``parts`` drawn for this visitor.
+
+    ``parts``: {slot name: (template, context)}, as ``slots_render`` takes them.
+    """
+    parts = {"account": ("_account_nav.html", {}), "messages": ("_messages.html", {}), **parts}
+    return HttpResponse(slots_fill(body, nonce, slots_render(request, parts)))
 
 
 def _as_anyone(request: HttpRequest) -> HttpRequest:

@@ -1,15 +1,12 @@
-"""Search over researchers and works.
+"""Search over works (researchers: ``publications.name_search``), and the search form.
 
 On PostgreSQL, works are matched with full-text search (English stemming over
-title and abstract, ranked with title hits weighing more) and researchers with
-full-text search on their names plus trigram word similarity on the
-accent-folded name, so "lariviere" finds "Larivière" and a partly typed or
-misspelt surname still finds its owner. When full-text search finds no work, a
-trigram match on the normalised title is tried. Other databases (the embedded
-SQLite default) match every word of the query as a substring.
+title and abstract, ranked with title hits weighing more). When full-text search
+finds no work, a trigram match on the normalised title is tried. Other databases
+(the embedded SQLite default) match every word of the query as a substring.
 
-Ties are broken by the record's weight (works count for researchers, citations
-for works), then by id, so the order is stable across pages.
+Ties are broken by the record's weight (citations), then by id, so the order is
+stable across pages.
 
 A query that matches a large share of the corpus (a common word) is not ranked
 in full on PostgreSQL: ranking, counting and faceting every one of a third of
@@ -36,22 +33,18 @@ from django.contrib.postgres.search import (
     TrigramWordSimilarity,
 )
 from django.core.exceptions import ValidationError
-from django.db import connection, transaction
+from django.db import connection
 from django.db.models import Count, F, Q, QuerySet, Value
 from django.db.models.functions import Coalesce
 
 from publications.filters import OPEN_ACCESS_CHOICES, open_access_q
-from publications.identifiers import normalize_name, normalize_title
-from publications.models import Author, Topic, Work, WorkSearch, WorkTopic
+from publications.identifiers import normalize_title
+from publications.models import Topic, Work, WorkSearch, WorkTopic
 
 MAX_QUERY_LENGTH = 200
 MAX_WORDS = 12
-# Below this trigram word similarity a name is not offered as a match.
-NAME_SIMILARITY = 0.45
 TITLE_SIMILARITY = 0.5
 FACET_LIMIT = 12
-# Near matches of a name considered at most.
-NAME_CANDIDATES = 200
 # Topic counts of a larger full-text result come from its best this-many works:
 # counting the topics of every one of tens of thousands of matches would cost
 # more than the rest of the page together. The page says so when it happens.
@@ -105,54 +98,12 @@ def clean_query(raw: str) -> str:
     return " ".join(raw.split())[:MAX_QUERY_LENGTH]
 
 
-def _words(text: str) -> list[str]:
+def query_words(text: str) -> list[str]:
     return text.split()[:MAX_WORDS]
 
 
-def _postgres() -> bool:
+def on_postgres() -> bool:
     return connection.vendor == "postgresql"
-
-
-def search_authors(query: str) -> QuerySet[Author]:
-    """Visible researchers matching ``query``, best first."""
-    authors = Author.objects.visible().select_related("last_known_institution", "metrics")
-    folded = normalize_name(query)
-    if not folded:
-        return authors.none()
-    if _postgres():
-        text = SearchQuery(query, config="simple", search_type="websearch")
-        named = authors.filter(search_vector=text)
-        if named.exists():
-            return named.annotate(rank=SearchRank(F("search_vector"), text)).order_by(
-                "-rank", F("metrics__works_count").desc(nulls_last=True), "id"
-            )
-        return _authors_like(authors, folded)
-    match = reduce(
-        and_,
-        (
-            Q(display_name__icontains=word) | Q(normalized_name__icontains=folded_word)
-            for word, folded_word in zip(_words(query), _words(folded), strict=False)
-        ),
-    )
-    return authors.filter(match).order_by(
-        F("metrics__works_count").desc(nulls_last=True), "display_name", "id"
-    )
-
-
-def named_person(query: str, authors: list[Author]) -> Author | None:
-    """The one researcher among ``authors`` whom ``query`` names, if it names exactly one.
-
-    The full name in any order ("Lovelace Ada") names its owner; a part of a
-    name ("Lovelace") names a researcher only when no other found one has it.
-    """
-    words = normalize_name(query).split()
-    if not words:
-        return None
-    exact = [a for a in authors if sorted(a.normalized_name.split()) == sorted(words)]
-    if exact:
-        return exact[0] if len(exact) == 1 else None
-    named = [a for a in authors if set(words) <= set(a.normalized_name.split())]
-    return named[0] if len(named) == 1 else None
 
 
 class _Matches:
@@ -384,36 +335,12 @@ def _narrow_rows(filters: WorkFilters) -> QuerySet:
     return filters.apply(WorkSearch.objects.filter(visible=True), id_field="work_id")
 
 
-def _authors_like(authors: QuerySet[Author], folded: str) -> QuerySet[Author]:
-    """Names close to ``folded`` (accents, typos), found through the trigram index.
-
-    The planner prices trigram matching as cheap and scans the whole table; with
-    sequential scans off for this one query it reads the index instead (7 ms
-    rather than 55 ms for 25,000 authors).
-    """
-    with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute(
-            f"SET LOCAL pg_trgm.word_similarity_threshold = {NAME_SIMILARITY:.2f}; "
-            "SET LOCAL enable_seqscan = off"
-        )
-        ids = list(
-            Author.objects.filter(normalized_name__trigram_word_similar=folded).values_list(
-                "pk", flat=True
-            )[:NAME_CANDIDATES]
-        )
-    return (
-        authors.filter(pk__in=ids)
-        .annotate(likeness=TrigramWordSimilarity(folded, "normalized_name"))
-        .order_by("-likeness", F("metrics__works_count").desc(nulls_last=True), "id")
-    )
-
-
 def search_works(query: str, filters: WorkFilters | None = None) -> WorkMatches | RankedMatches:
     """Visible works matching ``query`` and ``filters``, best first."""
     filters = filters or WorkFilters()
-    if not _words(query):
+    if not query_words(query):
         return WorkMatches(Work.objects.none(), ["-id"])
-    if _postgres():
+    if on_postgres():
         text = SearchQuery(query, config="english", search_type="websearch")
         found = _narrow_rows(filters).filter(search_vector=text)
         matches = _ranked(found.annotate(rank=SearchRank(F("search_vector"), text)))
@@ -428,7 +355,8 @@ def search_works(query: str, filters: WorkFilters | None = None) -> WorkMatches 
         order = ["-rank", F("cited_by_count").desc(nulls_last=True), "-id"]
         return WorkMatches(similar, order)
     match = reduce(
-        and_, (Q(title__icontains=word) | Q(abstract__icontains=word) for word in _words(query))
+        and_,
+        (Q(title__icontains=word) | Q(abstract__icontains=word) for word in query_words(query)),
     )
     works = filters.apply(Work.objects.visible()).filter(match).annotate(rank=Value(0.0))
     return WorkMatches(works, [Coalesce("cited_by_count", Value(-1)).desc(), "-id"])

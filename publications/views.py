@@ -7,11 +7,20 @@ from django.core.paginator import Paginator
 from django.db.models import F, Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.text import slugify
 
-from publications import citations, exports, identifiers, list_exports, pagecache, selectors
+from publications import (
+    citations,
+    exports,
+    identifiers,
+    list_exports,
+    name_search,
+    pagecache,
+    selectors,
+)
 from publications import search as search_service
 from publications.filters import ORDERINGS, Sort
 from publications.models import Author, Work
@@ -48,34 +57,47 @@ def work_detail(request: HttpRequest, pk: int, slug: str = "") -> HttpResponse:
 
 
 def search(request: HttpRequest) -> HttpResponse:
-    """Researchers and works in one ranked page, with filters for the works."""
+    """Researchers and works in one ranked page, with filters for the works.
+
+    The page is the same for every visitor: it is kept (``pagecache.shared_page``)
+    until any record changes, and only the account menu is drawn for each visitor.
+    """
     form = search_service.SearchForm(request.GET)
     form.is_valid()
     query = form.cleaned_data.get("q", "")
     if reference := identifiers.parse_reference(query):
         return redirect(_reference_target(*reference))
-    context = {"form": form, "query": query}
-    if query:
-        filters = form.filters()
-        authors = search_service.search_authors(query)
-        if form.cleaned_data.get("show") == "researchers":
-            context["authors_page"] = Paginator(authors, 20).get_page(request.GET.get("page"))
-        else:
-            matches = search_service.search_works(query, filters)
-            works = Paginator(matches, SEARCH_WORKS_PER_PAGE).get_page(request.GET.get("page"))
-            found = list(authors[: SEARCH_AUTHORS + 1])
-            person = search_service.named_person(query, found)
-            context.update(
-                authors=found,
-                person=person,
-                person_works=_person_works(person) if person and works.number == 1 else [],
-                works=works,
-                filters=filters,
-                type_facets=matches.type_facets(),
-                topic_facets=matches.topic_facets(),
-                topic_sample=matches.topic_sample,
-            )
-    return render(request, "publications/search.html", context)
+
+    def build(visitor: HttpRequest, slots: pagecache.Slots) -> tuple[str, dict]:
+        versions = pagecache.versions_current([pagecache.SEARCH])  # before the rows
+        context = {"form": form, "query": query, "slots": slots}
+        if query:
+            context |= _search_results(visitor, form, query)
+        return render_to_string("publications/search.html", context, visitor), versions
+
+    body, nonce = pagecache.shared_page(*pagecache.SEARCH, request, build)
+    return pagecache.slots_answer(request, body, nonce)
+
+
+def _search_results(request: HttpRequest, form, query: str) -> dict:
+    if form.cleaned_data.get("show") == "researchers":
+        authors = name_search.search_authors(query)
+        return {"authors_page": Paginator(authors, 20).get_page(request.GET.get("page"))}
+    filters = form.filters()
+    matches = search_service.search_works(query, filters)
+    works = Paginator(matches, SEARCH_WORKS_PER_PAGE).get_page(request.GET.get("page"))
+    found = name_search.search_authors_first(query, SEARCH_AUTHORS + 1)
+    person = name_search.named_person(query, found)
+    return {
+        "authors": found,
+        "person": person,
+        "person_works": _person_works(person) if person and works.number == 1 else [],
+        "works": works,
+        "filters": filters,
+        "type_facets": matches.type_facets(),
+        "topic_facets": matches.topic_facets(),
+        "topic_sample": matches.topic_sample,
+    }
 
 
 def _person_works(person: Author) -> list[Work]:
