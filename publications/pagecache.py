@@ -188,11 +188,34 @@ def work_records(works) -> set[Record]:
     return records
 
 
-def _fragment_key(work, versions: dict[str, str], page_author_id: int, pinned: bool) -> str:
-    records = [("work", work.pk), *(("author", a.author_id) for a in work.authorships.all())]
-    tokens = "|".join(versions[_version_key(kind, pk)] for kind, pk in records)
+def _fragment_key(pk: int, records: list[Record], versions: dict, author_id: int, pinned) -> str:
+    tokens = "|".join(versions[_version_key(kind, rpk)] for kind, rpk in records)
     digest = hashlib.sha1(tokens.encode(), usedforsecurity=False).hexdigest()[:16]
-    return f"frag:work-item:{work.pk}:{page_author_id}:{int(pinned)}:{digest}"
+    return f"frag:work-item:{pk}:{author_id}:{int(pinned)}:{digest}"
+
+
+def _entry_records(work) -> list[Record]:
+    """The work and its linked authors in byline order, as ``_bylines_of`` reads them."""
+    linked = sorted(work.authorships.all(), key=lambda a: (a.position, a.pk))
+    return [("work", work.pk), *(("author", a.author_id) for a in linked)]
+
+
+def _bylines_of(ids: list[int]) -> dict[int, list[Record]]:
+    """``_entry_records`` of the works ``ids`` from the narrow authorship rows alone."""
+    found: dict[int, list[Record]] = {pk: [("work", pk)] for pk in ids}
+    rows = Authorship.objects.filter(work_id__in=ids).order_by("position", "pk")
+    for work_id, author_id in rows.values_list("work_id", "author_id"):
+        found[work_id].append(("author", author_id))
+    return found
+
+
+def _kept_entries(ids: list[int], author_id: int, pinned: bool) -> str | None:
+    """The entries of the works ``ids`` when the cache holds every one, else None."""
+    records = _bylines_of(ids)
+    versions = versions_current({record for rs in records.values() for record in rs})
+    keys = [_fragment_key(pk, records[pk], versions, author_id, pinned) for pk in ids]
+    found = cache.get_many(keys)
+    return "".join(found[key] for key in keys) if len(found) == len(keys) else None
 
 
 def work_items_render(works, *, page_author=None, pinned: bool = False) -> SafeString:
@@ -201,10 +224,17 @@ def work_items_render(works, *, page_author=None, pinned: bool = False) -> SafeS
     An entry shows the work and the names of its authors, so it is kept under
     the page versions of all of them, read in one round trip; entries of a page
     are fetched together and only the missing ones are rendered. Signed-in
-    visitors get them too: nothing in an entry depends on who looks.
+    visitors get them too: nothing in an entry depends on who looks. Works not
+    read yet (``search.WorksById``) are read only when an entry is missing.
     """
-    works = list(works)
     template = get_template("publications/_work_item.html")
+    author_id = page_author.pk if page_author is not None else 0
+    ids = getattr(getattr(works, "object_list", works), "ids", None)
+    if settings.PAGE_CACHE and ids:
+        kept = _kept_entries(ids, author_id, pinned)
+        if kept is not None:
+            return mark_safe(kept)  # noqa: S308 - rendered by the template below
+    works = list(works)
 
     def render(work) -> str:
         return template.render({"work": work, "page_author": page_author, "pinned": pinned})
@@ -212,8 +242,7 @@ def work_items_render(works, *, page_author=None, pinned: bool = False) -> SafeS
     if not settings.PAGE_CACHE or not works:
         return mark_safe("".join(render(work) for work in works))  # noqa: S308 - escaped by the template
     versions = versions_current(work_records(works))
-    author_id = page_author.pk if page_author is not None else 0
-    keys = [_fragment_key(work, versions, author_id, pinned) for work in works]
+    keys = [_fragment_key(w.pk, _entry_records(w), versions, author_id, pinned) for w in works]
     found = cache.get_many(keys)
     missing = {key: render(work) for key, work in zip(keys, works, strict=True) if key not in found}
     if missing:

@@ -22,6 +22,7 @@ and ranked in full.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import reduce
 from operator import and_
@@ -104,6 +105,31 @@ def query_words(text: str) -> list[str]:
 
 def on_postgres() -> bool:
     return connection.vendor == "postgresql"
+
+
+class WorksById(Sequence):
+    """The works of a page of results, in order, read (with their bylines) only when one
+    of them is asked for: the list entries of the page may all come from the cache
+    (``publications.pagecache.work_items_render`` reads ``ids``)."""
+
+    def __init__(self, ids: list[int]):
+        self.ids = ids
+        self._works: list[Work] | None = None
+
+    def _read(self) -> list[Work]:
+        from publications.selectors import works_with_authors
+
+        if self._works is None:
+            found = works_with_authors(Work.objects.filter(pk__in=self.ids)) if self.ids else []
+            by_id = {work.pk: work for work in found}
+            self._works = [by_id[pk] for pk in self.ids if pk in by_id]
+        return self._works
+
+    def __len__(self) -> int:
+        return len(self.ids) if self._works is None else len(self._works)
+
+    def __getitem__(self, index):
+        return self._read()[index]
 
 
 class _Matches:
@@ -243,9 +269,7 @@ class RankedMatches(_Matches):
         self._load()
         return self._count
 
-    def __getitem__(self, page: slice) -> list[Work]:
-        from publications.selectors import works_with_authors
-
+    def __getitem__(self, page: slice) -> WorksById:
         self._load()
         start, stop, _ = page.indices(self._count)
         if stop <= len(self._best):
@@ -255,10 +279,7 @@ class RankedMatches(_Matches):
                 "-rank", F("cited_by_count").desc(nulls_last=True), "-work_id"
             )
             ids = list(ranked.values_list("work_id", flat=True)[start:stop])
-        if not ids:
-            return []
-        found = {w.pk: w for w in works_with_authors(Work.objects.filter(pk__in=ids))}
-        return [found[pk] for pk in ids if pk in found]
+        return WorksById(ids)
 
     @property
     def topic_sample(self) -> int | None:

@@ -1,7 +1,9 @@
 """One search page serves every visitor until any record changes."""
 
 import pytest
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 
 from publications import pagecache
 from tests.factories import AuthorshipFactory, UserFactory
@@ -65,3 +67,16 @@ def test_each_visitor_gets_their_own_account_menu(client, work):
     assert "Sign out" in signed_in and "Sign in</a>" not in signed_in
     assert 'name="csrfmiddlewaretoken"' in signed_in
     assert 'name="csrfmiddlewaretoken"' not in search(client)
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="ranked search needs PostgreSQL")
+def test_a_rebuilt_page_takes_its_entries_from_the_cache_without_reading_the_works(client, work):
+    coauthor = AuthorshipFactory(work=work, author__display_name="Second Author", position=1)
+    search(client, "networks")  # a word of the title, naming no one
+    pagecache.works_bump([work.pk + 1000])  # the page is rebuilt, its entries are unchanged
+    with CaptureQueriesContext(connection) as rebuilt:
+        assert "Second Author" in search(client, "networks")
+    assert not any('"publications_work"."abstract"' in q["sql"] for q in rebuilt)
+    coauthor.author.display_name = "Second A. Author"
+    coauthor.author.save()
+    assert "Second A. Author" in search(client, "networks")
