@@ -19,11 +19,11 @@ before it (a work dated only by year is earlier than another only when its
 whole year is). Novelty (publications.metrics) is read from it.
 
 No work is compared with every other: an approximate nearest-neighbour index
-(``neighbours``) gives each work a few dozen candidates, by the whole score and
-by text alone, and the candidates are scored exactly (``candidates``), so the
-scores and reasons shown are those of the pair. A full run costs about n log n,
-a few new works cost about their own number; memory is the corpus's sparse rows
-plus two dense vectors per work. Prior similarity is read among the candidates
+(``neighbours``) gives each work about a hundred candidates by the whole score,
+and the candidates are scored exactly (``candidates``), so the scores and
+reasons shown are those of the pair. A full run costs about n log n, a few new
+works cost about their own number; memory is the corpus's sparse rows plus one
+dense vector per work. Prior similarity is read among the candidates
 (see ``candidates.prior_among`` for what that misses). ``exact`` keeps the
 all-pairs computation, against which the benchmark and tests measure recall.
 

@@ -8,6 +8,9 @@ does not grow with the corpus) and normalised. A faiss HNSW graph over those
 vectors gives each work its ``CANDIDATES`` nearest others in about log(n) steps;
 the candidates are then scored exactly (``publications.similarity.candidates``),
 so a match shows the same score and reasons as if every pair had been compared.
+Prior similarity (the closest earlier text) is read among the same candidates:
+a second index by text alone doubled the cost of a build and found the same
+prior for all but about 2% of works more (bench/similarity_bench.py).
 
 Below ``EXACT_BELOW`` works every work is a candidate of every other: the answer
 is exact and no index is built. ``neighbours_for`` picks the index only where it
@@ -28,7 +31,7 @@ from publications.similarity.corpus import Corpus
 from publications.similarity.exact import score_chunks
 from publications.similarity.scoring import NEIGHBOURS, WEIGHTS
 
-CANDIDATES = 100
+CANDIDATES = 120
 DIMENSIONS = 256
 SVD_SAMPLE = 50_000
 EXACT_BELOW = 2_000
@@ -37,10 +40,11 @@ EXACT_BELOW = 2_000
 INDEX_FROM = 20_000
 # Up to this many works to place (an update), exact scores cost less than an index.
 UPDATE_EXACT_MAX = 5_000
-# HNSW: links per node, and how wide the build and the search look.
-HNSW_LINKS = 32
-HNSW_BUILD_WIDTH = 80
-HNSW_SEARCH_WIDTH = 200
+# HNSW: links per node, and how wide the build and the search look. Past these
+# values a build costs far more for the same recall of the exact lists.
+HNSW_LINKS = 16
+HNSW_BUILD_WIDTH = 40
+HNSW_SEARCH_WIDTH = 128
 # Works whose vectors are computed (and searched) at once.
 BATCH = 20_000
 SEED = 7
@@ -97,25 +101,17 @@ def _index(vectors: np.ndarray, graph: bool):
 
 
 class Neighbours:
-    """Nearest works for any row of the corpus: by the whole score, and by text alone.
-
-    The text-only neighbours are what prior similarity (the closest earlier
-    text) is read from; both sets are scored in full.
-    """
+    """Nearest works by the whole score for any row of the corpus."""
 
     def __init__(self, corpus: Corpus, *, graph: bool = True):
         self.size = len(corpus)
         self.searches = []  # (vectors, index) pairs
         if self.size >= EXACT_BELOW:
-            for names in (ALL_PARTS, ("text",)):
-                vectors = embed(corpus, names)
-                self.searches.append((vectors, _index(vectors, graph)))
+            vectors = embed(corpus)
+            self.searches.append((vectors, _index(vectors, graph)))
 
     def of(self, rows: np.ndarray, *, k: int = CANDIDATES) -> np.ndarray:
-        """The candidate rows of each of ``rows`` (-1 where there are fewer; never itself).
-
-        Up to ``k`` by the whole score and ``k`` by text, without repeats.
-        """
+        """The candidate rows of each of ``rows`` (-1 where there are fewer; never itself)."""
         if not self.searches:  # small corpus: everyone
             others = np.tile(np.arange(self.size), (len(rows), 1))
             others[others == rows[:, None]] = -1
