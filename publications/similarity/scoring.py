@@ -39,8 +39,9 @@ def _columns(matrix, row: int) -> np.ndarray:
     return matrix.indices[matrix.indptr[row] : matrix.indptr[row + 1]]
 
 
-def _shared_columns(matrix, row: int, other: int) -> np.ndarray:
-    return np.intersect1d(_columns(matrix, row), _columns(matrix, other))
+def _shared_columns(matrix, row: int, other: int) -> list[int]:
+    """Columns set in both rows, in order (sets: rows hold a handful of entries)."""
+    return sorted(set(_columns(matrix, row).tolist()) & set(_columns(matrix, other).tolist()))
 
 
 def _names(items: list[str]) -> str:
