@@ -25,12 +25,8 @@ from profiles.claims.services import PanelState as ClaimPanel
 from profiles.claims.services import claim_panel_state
 from profiles.collaboration.forms import InvitationForm
 from profiles.collaboration.selectors import PanelState as CollaborationPanel
-from profiles.collaboration.selectors import (
-    collaboration_panel_state,
-    unread_annotations,
-    unread_of,
-)
-from profiles.following.services import FollowState, follow_annotations, follow_state
+from profiles.collaboration.selectors import collaboration_panel_state
+from profiles.following.services import FollowState, follow_state
 from profiles.models import Profile
 from publications import selectors
 from publications.filters import Sort, WorkFilter
@@ -76,12 +72,13 @@ class ResearcherPage:
         return [*self.pinned_works, *self.works]
 
 
-def author_for_page(pk: int, viewer) -> Author:
-    """The author of a researcher page (or Http404), with its metrics, profile and last known
-    institution, and the viewer's follow state and unread counts read in the same query."""
-    queryset = Author.objects.select_related("last_known_institution", "metrics", "profile")
-    queryset = queryset.annotate(**follow_annotations(viewer), **unread_annotations(viewer))
-    return get_object_or_404(queryset.filter(is_deleted=False), pk=pk)
+def author_for_page(pk: int, *, in_full: bool = False) -> Author:
+    """The author of a researcher page, or Http404: with its profile (what the viewer's
+    panels need) or ``in_full``, with its metrics and last known institution too (what
+    ``researcher_page`` shows)."""
+    related = ("profile", "metrics", "last_known_institution") if in_full else ("profile",)
+    queryset = Author.objects.select_related(*related).filter(is_deleted=False)
+    return get_object_or_404(queryset, pk=pk)
 
 
 @dataclass(frozen=True)
@@ -92,13 +89,12 @@ class ResearcherViewer:
     claim: ClaimPanel
     collaboration: CollaborationPanel
     invitation_form: InvitationForm | None
-    unread_total: int  # the account menu's inbox count
 
 
 def researcher_viewer(*, author: Author, viewer) -> ResearcherViewer:
     """The follow, claim and collaboration panels of ``author``'s page as ``viewer`` sees them.
 
-    ``author`` comes from ``author_for_page`` for the same viewer.
+    ``author`` comes with its profile selected.
     """
     collaboration = collaboration_panel_state(author=author, user=viewer)
     return ResearcherViewer(
@@ -106,14 +102,13 @@ def researcher_viewer(*, author: Author, viewer) -> ResearcherViewer:
         claim=claim_panel_state(author=author, user=viewer),
         collaboration=collaboration,
         invitation_form=InvitationForm() if collaboration.state == "can_invite" else None,
-        unread_total=unread_of(author)["total"],
     )
 
 
 def researcher_page(*, author: Author, query: QueryDict) -> ResearcherPage:
     """The page of ``author`` as every visitor sees it for the query string ``query``.
 
-    ``author`` comes with its metrics, profile and last known institution selected.
+    ``author`` comes from ``author_for_page(pk, in_full=True)``.
     """
     metrics = getattr(author, "metrics", None)
     profile = getattr(author, "profile", None)

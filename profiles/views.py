@@ -24,7 +24,7 @@ def _redirect_keeping_query(request: HttpRequest, author: Author) -> HttpRespons
 @pagecache.anonymous_page("author")
 def researcher_detail(request: HttpRequest, pk: int, slug: str = "") -> HttpResponse:
     """The page every visitor shares (from the cache), with the visitor's own panels drawn in."""
-    author = author_for_page(pk, request.user)
+    author = author_for_page(pk)
     if author.merged_into_id:
         return _redirect_keeping_query(request, author.merged_into)
     if slug != author.slug:
@@ -32,7 +32,7 @@ def researcher_detail(request: HttpRequest, pk: int, slug: str = "") -> HttpResp
 
     def build(visitor: HttpRequest, slots: pagecache.Slots) -> tuple[str, dict]:
         versions = pagecache.versions_current([("author", author.pk)])  # before the rows
-        page = researcher_page(author=author, query=visitor.GET)
+        page = researcher_page(author=author_for_page(pk, in_full=True), query=visitor.GET)
         versions |= pagecache.versions_current(pagecache.work_records(page.shown_works()))
         context = {field.name: getattr(page, field.name) for field in fields(page)}
         context |= {"page_author": author, "slots": slots}  # page_author: marked in bylines
@@ -45,7 +45,6 @@ def researcher_detail(request: HttpRequest, pk: int, slug: str = "") -> HttpResp
         request,
         body,
         nonce,
-        account=("_account_nav.html", {"unread_total": viewer.unread_total}),
         actions=("profiles/_researcher_actions.html", {"author": author, **actions}),
     )
 

@@ -47,19 +47,6 @@ def _unread_parts(user_ref):
     }
 
 
-def unread_annotations(user) -> dict:
-    """``unread_counts`` as annotations of any queryset, read with its rows (see unread_of)."""
-    if not is_signed_in(user):
-        return {}
-    return {f"unread_{name}": count for name, count in _unread_parts(user.pk).items()}
-
-
-def unread_of(row) -> dict[str, int]:
-    """``unread_counts`` from a row read with ``unread_annotations``."""
-    parts = {name: getattr(row, f"unread_{name}", 0) for name in ("notes", "invites", "messages")}
-    return {**parts, "total": sum(parts.values())}
-
-
 def unread_counts(user) -> dict[str, int]:
     """Unread notifications, invitations waiting for an answer and unread messages (one query)."""
     if not is_signed_in(user):

@@ -16,8 +16,7 @@ from datetime import timedelta
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
-from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery, Value
-from django.db.models.functions import Coalesce
+from django.db.models import Count, F, Q, QuerySet
 from django.utils import timezone
 
 from profiles.models import Claim, Follow, Notification, Preferences, Profile
@@ -122,39 +121,14 @@ class FollowState:
     citation_alerts: bool = False
 
 
-def _followers(**filters):
-    rows = Follow.objects.filter(author_id=OuterRef("pk"), **filters).order_by().values("author_id")
-    return Coalesce(Subquery(rows.annotate(n=Count("pk")).values("n")), Value(0))
-
-
-def follow_annotations(user) -> dict:
-    """What ``follow_state`` counts, as annotations of an Author queryset.
-
-    An author read with them carries its follow state for ``user``: the page reads
-    it with the author, not in a query of its own.
-    """
-    if not _signed_in(user):
-        return {"follows_count": _followers(), "follows_mine": Value(0), "follows_alerts": Value(0)}
-    return {
-        "follows_count": _followers(),
-        "follows_mine": _followers(user_id=user.pk),
-        "follows_alerts": _followers(user_id=user.pk, citation_alerts_since__isnull=False),
-    }
-
-
 def follow_state(*, author: Author, user) -> FollowState:
-    """The follower count and the viewer's own follow, in one query (none for an author
-    read with ``follow_annotations(user)``)."""
+    """The follower count and the viewer's own follow, in one query."""
     signed_in = _signed_in(user)
-    if hasattr(author, "follows_count"):
-        row = {"count": author.follows_count, "mine": author.follows_mine}
-        row["alerts"] = author.follows_alerts
-    else:
-        mine = Q(user_id=user.pk) if signed_in else Q(pk__in=[])
-        alerts = mine & Q(citation_alerts_since__isnull=False)
-        row = Follow.objects.filter(author_id=author.pk).aggregate(
-            count=Count("pk"), mine=Count("pk", filter=mine), alerts=Count("pk", filter=alerts)
-        )
+    mine = Q(user_id=user.pk) if signed_in else Q(pk__in=[])
+    alerts = mine & Q(citation_alerts_since__isnull=False)
+    row = Follow.objects.filter(author_id=author.pk).aggregate(
+        count=Count("pk"), mine=Count("pk", filter=mine), alerts=Count("pk", filter=alerts)
+    )
     profile = getattr(author, "profile", None) if signed_in else None
     is_owner = profile is not None and profile.user_id == user.pk
     return FollowState(
