@@ -21,9 +21,11 @@ whole year is). Novelty (publications.metrics) is read from it.
 No work is compared with every other: an approximate nearest-neighbour index
 (``neighbours``) gives each work about a hundred candidates by the whole score,
 and the candidates are scored exactly (``candidates``), so the scores and
-reasons shown are those of the pair. A full run costs about n log n, a few new
-works cost about their own number; memory is the corpus's sparse rows plus one
-dense vector per work. Prior similarity is read among the candidates
+reasons shown are those of the pair. A full run costs about n log n. An update
+for a batch of new works reads the corpus and compares the new works with every
+work in one sparse product: linear in the corpus, not in its square (keeping the
+corpus and index between runs would make it independent of it). Memory is the
+corpus's sparse rows plus one dense vector per work. Prior similarity is read among the candidates
 (see ``candidates.prior_among`` for what that misses). ``exact`` keeps the
 all-pairs computation, against which the benchmark and tests measure recall.
 
