@@ -83,6 +83,7 @@ def part_write(run: ImportRun, part: Part, progress: Callable | None, *, main: b
             queue.write_all()  # the source failed on a later page: keep what was read
             raise
         queue.write_all()
+    statistics.refresh_if_grown(run, end=True)
 
 
 class WriteQueue:

@@ -16,7 +16,15 @@ from contextlib import contextmanager
 
 from django.db import DatabaseError, connection
 
-from publications.models import Author, Authorship, ImportRun, SourceRecord, Work
+from publications.models import (
+    Author,
+    Authorship,
+    ImportRun,
+    SourceRecord,
+    Work,
+    WorkSearch,
+    WorkTopic,
+)
 
 logger = logging.getLogger("publications")
 
@@ -131,7 +139,10 @@ class PlannerStatistics:
     tables, once per batch: autovacuum analyses at most once a minute (and may be
     off), while an import can grow a table tenfold in that time. So the tables the
     lookups read are analysed again, on the columns they use, each time this run
-    has doubled them: a handful of times in a large run, never in a small one.
+    has doubled them: a handful of times in a large run, never in a small one,
+    and once more at the end of a run that added ``ANALYZE_AFTER`` works since.
+    The tables the search and researcher pages read are analysed with them: a
+    search planned on a match estimate forty times too small reads every match.
     """
 
     COLUMNS = {
@@ -139,6 +150,8 @@ class PlannerStatistics:
         Author: ["openalex_id", "orcid", "normalized_name", "merged_into"],
         SourceRecord: ["source", "entity", "external_id", "work", "author"],
         Authorship: ["work", "author"],
+        WorkSearch: ["search_vector", "cited_by_count", "visible", "type", "publication_year"],
+        WorkTopic: ["work", "topic"],
     }
 
     def __init__(self, run: ImportRun, *, enabled: bool = True):
@@ -155,9 +168,10 @@ class PlannerStatistics:
             row = cursor.fetchone()
         return max(int(row[0]), 0) if row else 0
 
-    def refresh_if_grown(self, run: ImportRun) -> None:
+    def refresh_if_grown(self, run: ImportRun, *, end: bool = False) -> None:
         created = run.counters.get("created", 0)
-        if not self.enabled or created - self.created < max(ANALYZE_AFTER, self.rows):
+        enough = ANALYZE_AFTER if end else max(ANALYZE_AFTER, self.rows)
+        if not self.enabled or created - self.created < enough:
             return
         self.rows += created - self.created
         self.created = created

@@ -231,6 +231,29 @@ def test_a_growing_table_is_analysed_during_the_run(real_fixtures, monkeypatch):
         assert cursor.fetchone()[0] > 0
 
 
+def _reltuples(cursor, table: str) -> float:
+    cursor.execute("SELECT reltuples FROM pg_class WHERE relname = %s", [table])
+    return cursor.fetchone()[0]
+
+
+@postgres_only
+def test_the_tables_search_reads_are_analysed_when_a_run_ends(real_fixtures, monkeypatch):
+    """With autovacuum off or behind, a search planned on an empty table reads every match."""
+    monkeypatch.setattr(tuning, "ANALYZE_AFTER", 5)
+    # A work table already large: the run never doubles it, so only its end analyses.
+    monkeypatch.setattr(tuning.PlannerStatistics, "_work_rows", staticmethod(lambda: 10**9))
+    tables = ["publications_worksearch", "publications_worktopic"]
+    with connection.cursor() as cursor:
+        for table in tables:
+            cursor.execute(f"ANALYZE {table}")
+            assert _reltuples(cursor, table) <= 0
+
+    run_files(real_fixtures / SNAPSHOT)
+
+    with connection.cursor() as cursor:
+        assert all(_reltuples(cursor, table) > 0 for table in tables)
+
+
 @pytest.mark.parametrize(
     "values",
     [
