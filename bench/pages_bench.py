@@ -15,8 +15,9 @@ gunicorn with 2 workers) and measures, side by side in one run, each page's
 throughput with wrk (8 connections) and its latency on one connection at a time:
 a bare view (/bench/bare/, on with BENCH_BARE_VIEW), the researcher page of the
 author whose work count is closest to 500 and a work page, each anonymous and
-signed in, and searches (a word found in about a third of the works, a name,
-two words, filters). Each figure is printed beside its target (issue 21).
+signed in, and searches (a word found in about a third of the works, also at a
+new address each time so that no kept page answers it, a name, two words,
+filters). Each figure is printed beside its target (issue 21).
 
     .venv/bin/python bench/pages_bench.py                    # build if needed, then measure
     .venv/bin/python bench/pages_bench.py --works 1000000 --no-similarities
@@ -155,6 +156,9 @@ class Page:
     signed_in: bool = False
     ratio: float | None = None  # target: at least this share of the bare view's req/s
     p50_ms: float | None = None  # target: median latency on one connection at most this
+    # A new address for every request (an extra parameter the page ignores), so no
+    # kept copy of the whole page answers it: latency only, wrk repeats one address.
+    fresh: bool = False
     result: dict = field(default_factory=dict)
 
 
@@ -204,12 +208,14 @@ def fetch(base: str, path: str, cookie: str = "") -> tuple[int, int]:
 
 def latency(base: str, page: Page, cookie: str, runs: int) -> dict:
     """Median and p90 wall time of ``runs`` requests one after another, in ms."""
+    stamp = time.time_ns()
+    paths = (f"{page.path}&fresh={stamp}-{i}" if page.fresh else page.path for i in range(runs + 3))
     for _ in range(3):
-        status, _ = fetch(base, page.path, cookie)
+        status, _ = fetch(base, next(paths), cookie)
     times = []
-    for _ in range(runs):
+    for path in paths:
         started = time.perf_counter()
-        fetch(base, page.path, cookie)
+        fetch(base, path, cookie)
         times.append((time.perf_counter() - started) * 1000)
     times.sort()
     return {
@@ -283,6 +289,13 @@ def pages(args) -> list[Page]:
             f"/search/?q={word}",
             p50_ms=50,
         ),
+        Page(
+            "search-common-fresh",
+            "  not kept: a new address each time",
+            f"/search/?q={word}",
+            p50_ms=50,
+            fresh=True,
+        ),
         Page("search-name", f"search: a name ({surname})", f"/search/?q={surname}"),
         Page("search-two", "search: two words", f"/search/?q={word}+{surname}"),
         Page(
@@ -335,6 +348,9 @@ def measure(args, env: dict) -> None:
         for page in todo:
             page_cookie = cookie if page.signed_in else ""
             page.result = latency(base, page, page_cookie, args.runs)
+            if page.fresh:
+                page.result |= {"rps": float("nan"), "bare": float("nan"), "errors": 0}
+                continue
             page.result["bare"] = throughput(base, bare, "", args.seconds, args.connections)["rps"]
             page.result |= throughput(base, page, page_cookie, args.seconds, args.connections)
     finally:
