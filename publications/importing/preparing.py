@@ -125,14 +125,12 @@ class PreparedBatch:
                 more_problems.append(problem)
             else:
                 again.append(document)
-        self.relined = [(pk, line) for pk, line in self.relined if pk not in self._pks(rewritten)]
+        stale = {self.stored[i].pk for i in rewritten if i in self.stored}
+        self.relined = [(pk, line) for pk, line in self.relined if pk not in stale]
         if again or more_problems:
             more, mapping_problems = map_all(self.run, self.entity, again)
             more_problems += mapping_problems
             self.outcome = (changed + again, ahead, mapped + more, problems + more_problems)
-
-    def _pks(self, external_ids: set[str]) -> set[int]:
-        return {self.stored[i].pk for i in external_ids if i in self.stored}
 
     def result(self):
         """(changed payloads, a ``Precomputed``, (payload, record) pairs, problems)."""

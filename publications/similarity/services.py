@@ -51,15 +51,14 @@ def similarities_compute_all(*, corpus: Corpus | None = None, progress=None) -> 
     """
     corpus = corpus or load_corpus()
     outcome = Outcome(works=len(corpus))
-    if len(corpus) < INDEX_FROM:  # every pair costs less than an index here
+    exact = len(corpus) < INDEX_FROM  # every pair costs less than an index here
+    if exact:
         chunks = score_chunks(corpus, np.arange(len(corpus)))
-        store = _store_exact_chunk
     else:
         neighbours = neighbours_for(corpus, len(corpus))
         chunks = score_candidates(corpus, np.arange(len(corpus)), neighbours)
-        store = _store_chunk
     for scores in chunks:
-        outcome.links += store(corpus, scores, outcome)
+        outcome.links += _store_chunk(corpus, scores, outcome, exact=exact)
         if progress:
             progress(int(scores.rows[-1]) + 1, len(corpus))
     # Matches with works that are no longer visible (merged away) go.
@@ -102,21 +101,18 @@ def similarities_update(*, work_ids: Iterable[int], corpus: Corpus | None = None
     return outcome
 
 
-def _store_chunk(corpus: Corpus, scores: CandidateScores, outcome: Outcome) -> int:
-    """Write the lists and prior similarities of a chunk's works; return matches stored."""
-    lists = {int(r): best_among(scores, i) for i, r in enumerate(scores.rows)}
-    written = _write_lists(corpus, lists)
-    changed = _prior_changes(corpus, scores.rows, prior_among(corpus, scores))
-    _write_priors(corpus, changed)
-    outcome.priors_changed.update(int(corpus.ids[r]) for r in changed)
-    return written
+def _store_chunk(
+    corpus: Corpus, scores: CandidateScores | ChunkScores, outcome: Outcome, *, exact=False
+) -> int:
+    """Write the lists and prior similarities of a chunk's works; return matches stored.
 
-
-def _store_exact_chunk(corpus: Corpus, scores: ChunkScores, outcome: Outcome) -> int:
-    """``_store_chunk`` for scores against every work (a corpus below INDEX_FROM)."""
-    lists = {int(r): best_matches(scores, i) for i, r in enumerate(scores.rows)}
+    ``exact``: ``scores`` are against every work (a corpus below INDEX_FROM), not
+    against each work's candidates.
+    """
+    best, prior = (best_matches, prior_similarity) if exact else (best_among, prior_among)
+    lists = {int(r): best(scores, i) for i, r in enumerate(scores.rows)}
     written = _write_lists(corpus, lists)
-    changed = _prior_changes(corpus, scores.rows, prior_similarity(corpus, scores))
+    changed = _prior_changes(corpus, scores.rows, prior(corpus, scores))
     _write_priors(corpus, changed)
     outcome.priors_changed.update(int(corpus.ids[r]) for r in changed)
     return written
