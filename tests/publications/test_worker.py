@@ -44,7 +44,7 @@ def worker():
             "config",
             "worker",
             "-Q",
-            "watch,imports,compute",
+            ",".join(celery_app.conf.task_queues),  # every queue the site sends to
             "--pool=solo",
             "--without-heartbeat",
             "--without-mingle",

@@ -84,7 +84,7 @@ def _worker(env: dict, log: Path) -> subprocess.Popen:
         log,
         "worker",
         "-Q",
-        "watch,imports,compute",
+        ",".join(celery_app.conf.task_queues),  # every queue the site sends to
         "--pool=solo",
         "--without-heartbeat",
         "--without-mingle",
