@@ -144,6 +144,11 @@ app.conf.update(
             "schedule": 60.0,  # IMPORT_WATCH_EVERY, read below once settings are loaded
             "options": {"expires": 60.0},
         },
+        # Updates leave other pairs' scores as their term weights were; this rebases them.
+        "rebuild-similarities": {
+            "task": "publications.tasks.compute_similarities",
+            "schedule": crontab(hour=3, minute=0, day_of_week=0),
+        },
         "send-following-digests": {
             "task": "profiles.tasks.send_digests",
             "schedule": crontab(hour=7, minute=0),

@@ -5,10 +5,11 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Iterable
+from dataclasses import replace
 
 import numpy as np
 from django.core.cache import cache
-from django.db.models import Count, Min, Q
+from django.db.models import Q
 
 from publications.models import Authorship, Work, WorkSimilarity
 from publications.similarity.candidates import (
@@ -26,10 +27,13 @@ from publications.similarity.exact import (
     score_chunks,
 )
 from publications.similarity.neighbours import CANDIDATES, INDEX_FROM, neighbours_for
-from publications.similarity.scoring import NEIGHBOURS
+from publications.similarity.scoring import NEIGHBOURS, Match
 from publications.similarity.storing import (
+    Link,
     Outcome,
+    _links,
     _prior_changes,
+    _replace_links,
     _write_lists,
     _write_priors,
 )
@@ -71,11 +75,15 @@ def similarities_compute_all(*, corpus: Corpus | None = None, progress=None) -> 
 def similarities_update(*, work_ids: Iterable[int], corpus: Corpus | None = None) -> Outcome:
     """Recompute the matches of ``work_ids`` and of the works whose lists they change.
 
-    The given works get fresh lists and prior similarities. A list of another
-    work is recomputed when it holds one of them, or when one of them scores
-    above that list's weakest entry with it (among the given work's candidates).
-    A later candidate's prior similarity rises when one of them resembles it
-    more than anything stored so far.
+    The given works get fresh lists and prior similarities, from their scores
+    against the corpus. Another work's list changes in two ways. When it holds
+    one of them, that work may have changed and the list is recomputed from its
+    candidates. When one of them scores above that list's weakest entry (among
+    the given work's candidates), it enters: the list is merged from what is
+    stored and the new scores, with no search of the corpus, so the cost of an
+    update follows the number of given works, not the corpus's size. A later
+    candidate's prior similarity rises when one of them resembles it more than
+    anything stored so far.
     """
     corpus = corpus or load_corpus()
     targets = corpus.rows_of(work_ids)
@@ -84,20 +92,24 @@ def similarities_update(*, work_ids: Iterable[int], corpus: Corpus | None = None
         return outcome
     target_set = set(targets.tolist())
     neighbours = neighbours_for(corpus, len(targets), graph=False)
-    offers: dict[int, float] = {}  # other row -> best score a target reaches with it
+    offers: dict[int, list[Match]] = {}  # other row -> matches with targets, from its side
     for scores in score_candidates(corpus, targets, neighbours):
         outcome.links += _store_chunk(corpus, scores, outcome)
         raised = raised_among(corpus, scores, exclude=target_set)
         _write_priors(corpus, raised)
         outcome.priors_changed.update(int(corpus.ids[r]) for r in raised)
-        for i in range(len(scores.rows)):
+        for i, row in enumerate(scores.rows.tolist()):
             for match in best_among(scores, i, limit=CANDIDATES):
                 if match.similar_row not in target_set:
-                    offers[match.similar_row] = max(offers.get(match.similar_row, 0), match.score)
-    redo = _lists_to_redo(corpus, offers, targets)
-    outcome.lists_updated = len(redo)
-    for scores in score_candidates(corpus, redo, neighbours):
+                    offers.setdefault(match.similar_row, []).append(
+                        replace(match, similar_row=row)  # every part of the score is symmetric
+                    )
+    holding = _lists_holding(corpus, targets)
+    for scores in score_candidates(corpus, holding, neighbours):
         outcome.links += _store_chunk(corpus, scores, outcome)
+    merged = _merge_offers(corpus, {r: m for r, m in offers.items() if r not in set(holding)})
+    outcome.links += merged.links
+    outcome.lists_updated = len(holding) + merged.lists_updated
     return outcome
 
 
@@ -118,27 +130,54 @@ def _store_chunk(
     return written
 
 
-def _lists_to_redo(corpus: Corpus, offers: dict[int, float], targets: np.ndarray) -> np.ndarray:
-    """Rows (not targets) whose stored list a target enters or leaves."""
+def _lists_holding(corpus: Corpus, targets: np.ndarray) -> np.ndarray:
+    """Rows (not targets) whose stored list holds one of the targets."""
     target_ids = [int(corpus.ids[r]) for r in targets]
     holding = WorkSimilarity.objects.filter(similar_id__in=target_ids).values_list(
         "work_id", flat=True
     )
-    redo = set(corpus.rows_of(holding).tolist())
-    offered_ids = [int(corpus.ids[r]) for r in offers]
-    stored = {
-        work_id: (count, weakest)
-        for work_id, count, weakest in WorkSimilarity.objects.filter(work_id__in=offered_ids)
-        .values("work_id")
-        .annotate(count=Count("id"), weakest=Min("score"))
-        .values_list("work_id", "count", "weakest")
-    }
-    for row, offered in offers.items():
-        count, weakest = stored.get(int(corpus.ids[row]), (0, 0.0))
-        if count < NEIGHBOURS or offered > weakest:
-            redo.add(row)
-    redo -= set(targets.tolist())
-    return np.array(sorted(redo), dtype=np.int64)
+    rows = set(corpus.rows_of(holding).tolist()) - set(targets.tolist())
+    return np.array(sorted(rows), dtype=np.int64)
+
+
+def _merge_offers(corpus: Corpus, offers: dict[int, list[Match]]) -> Outcome:
+    """Let the offered matches into the stored lists of the rows they beat.
+
+    Each list becomes the ``NEIGHBOURS`` best of its stored entries and the
+    offers, ties by row as in a full build. Entries that stay keep their stored
+    score and reasons; a list the offers leave as it was is not written.
+    """
+    outcome = Outcome()
+    ids = corpus.ids
+    stored: dict[int, list[tuple[float, int, Link]]] = {row: [] for row in offers}
+    row_of = {int(ids[row]): row for row in offers}
+    links = list(
+        WorkSimilarity.objects.filter(work_id__in=list(row_of)).values_list(
+            "work_id", "similar_id", "score", "reasons"
+        )
+    )
+    similar_ids = np.array([link[1] for link in links], dtype=np.int64)
+    similar_rows = np.clip(np.searchsorted(ids, similar_ids), 0, max(len(ids) - 1, 0))
+    visible = ids[similar_rows] == similar_ids  # a match with a work no longer visible goes
+    for link, similar, shown in zip(links, similar_rows.tolist(), visible.tolist(), strict=True):
+        if shown:
+            stored[row_of[link[0]]].append((link[2], similar, link))
+    changed: list[int] = []
+    kept: list[Link] = []
+    entering: list[tuple[int, Match]] = []
+    for row, matches in offers.items():
+        entries = stored[row] + [(round(m.score, 4), m.similar_row, m) for m in matches]
+        best = sorted(entries, key=lambda entry: (-entry[0], entry[1]))[:NEIGHBOURS]
+        new = [entry for entry in best if isinstance(entry[2], Match)]
+        if not new and len(best) == len(stored[row]):
+            continue
+        changed.append(int(ids[row]))
+        kept.extend(entry[2] for entry in best if not isinstance(entry[2], Match))
+        entering.extend((row, entry[2]) for entry in new)
+    if changed:
+        outcome.links = _replace_links(changed, kept + _links(corpus, entering))
+    outcome.lists_updated = len(changed)
+    return outcome
 
 
 def works_of_authors(author_ids: Iterable[int]) -> list[int]:

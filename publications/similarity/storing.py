@@ -20,12 +20,14 @@ from publications.similarity.scoring import Match, _author_names, reasons
 _INCOMING = "similarity_incoming"
 
 
-def _write_lists(corpus: Corpus, lists: dict[int, list[Match]]) -> int:
-    """Replace the stored matches of the works (by row) in ``lists``."""
-    pairs = [(row, match) for row, matches in lists.items() for match in matches]
+Link = tuple[int, int, float, list[dict]]  # work id, similar id, score, reasons
+
+
+def _links(corpus: Corpus, pairs: list[tuple[int, Match]]) -> list[Link]:
+    """What is stored for each (row, match): ids, rounded score and reasons."""
     names = _author_names(corpus, pairs)
     ids = corpus.ids
-    links = [
+    return [
         (
             int(ids[row]),
             int(ids[match.similar_row]),
@@ -34,7 +36,16 @@ def _write_lists(corpus: Corpus, lists: dict[int, list[Match]]) -> int:
         )
         for row, match in pairs
     ]
-    work_ids = [int(ids[row]) for row in lists]
+
+
+def _write_lists(corpus: Corpus, lists: dict[int, list[Match]]) -> int:
+    """Replace the stored matches of the works (by row) in ``lists``."""
+    pairs = [(row, match) for row, matches in lists.items() for match in matches]
+    return _replace_links([int(corpus.ids[row]) for row in lists], _links(corpus, pairs))
+
+
+def _replace_links(work_ids: list[int], links: list[Link]) -> int:
+    """Store ``links`` as the whole lists of ``work_ids``; return how many."""
     with transaction.atomic():
         WorkSimilarity.objects.filter(work_id__in=work_ids).delete()
         if connection.vendor == "postgresql":
@@ -47,7 +58,7 @@ def _write_lists(corpus: Corpus, lists: dict[int, list[Match]]) -> int:
     return len(links)
 
 
-def _copy_links(links: list[tuple[int, int, float, list[dict]]]) -> None:
+def _copy_links(links: list[Link]) -> None:
     """Insert (work id, similar id, score, reasons) rows; a pair already stored is skipped."""
     table = WorkSimilarity._meta.db_table
     with connection.cursor() as cursor:
