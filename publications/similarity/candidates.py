@@ -101,8 +101,7 @@ def prior_among(corpus: Corpus, scores: CandidateScores) -> np.ndarray:
     """Highest text cosine of each row to an earlier candidate (NaN: not known).
 
     The approximation: only the work's candidates are looked at, so an earlier
-    work with a close text but nothing else in common may be missed when
-    ``CANDIDATES`` closer works (by the whole score) stand before it.
+    work whose text is close only in words many works share may be missed.
     """
     rows, cols = scores.rows, scores.cols
     earlier = (cols >= 0) & (corpus.end[cols] < corpus.start[rows][:, None])

@@ -1,19 +1,30 @@
-"""Candidate matches from approximate nearest neighbours, so no work meets every other.
+"""Candidate matches, so no work meets every other.
 
-Each work becomes one dense vector whose inner products follow the score: the
-five sparse parts (text, topics, authors, references, citers), each row
-L2-normalised and weighed by the square root of its weight, side by side, then
-reduced by a truncated SVD fitted on a sample (``SVD_SAMPLE`` works, so its cost
-does not grow with the corpus) and normalised. A faiss HNSW graph over those
-vectors gives each work its ``CANDIDATES`` nearest others in about log(n) steps;
-the candidates are then scored exactly (``publications.similarity.candidates``),
-so a match shows the same score and reasons as if every pair had been compared.
-Prior similarity (the closest earlier text) is read among the same candidates:
-a second index by text alone doubled the cost of a build and found the same
-prior for all but about 2% of works more (bench/similarity_bench.py).
+Each work gets candidates three ways, then every candidate is scored exactly
+(``publications.similarity.candidates``), so a match shows the same score and
+reasons as if every pair had been compared:
+
+- nearest by the whole score, in an approximate nearest-neighbour index. Each
+  work becomes one dense vector whose inner products follow the score: the five
+  sparse parts (text, topics, authors, references, citers), each row
+  L2-normalised and weighed by the square root of its weight, side by side,
+  reduced by a truncated SVD fitted on a sample (``SVD_SAMPLE`` works, so its
+  cost does not grow with the corpus) and normalised; a faiss HNSW graph gives
+  each work its ``INDEX_CANDIDATES`` nearest others in about log(n) steps;
+- most shared rare words: the text part's inner products, counting only terms
+  found in at most ``SHARED_BY_AT_MOST`` works;
+- most shared topics, authors, cited works and citers, counted the same way.
+
+The reduction keeps what many works share and loses what sets a few apart: a
+keyword of one group, a team. Among the thousands of works of a field at a
+million works those decide the best five, and the reduced vectors alone found
+15% of them (bench/similarity_bench.py); with the sparse candidates, 99%. A
+column shared by more works than the limit proposes no candidates (it sets no
+work apart), so the cost per work stays bounded however large the corpus.
+Prior similarity (the closest earlier text) is read among the same candidates.
 
 Below ``EXACT_BELOW`` works every work is a candidate of every other: the answer
-is exact and no index is built. ``neighbours_for`` picks the index only where it
+is exact and nothing is built. ``neighbours_for`` picks the index only where it
 pays: on a corpus of ``INDEX_FROM`` works or more, for more than
 ``UPDATE_EXACT_MAX`` works at once; otherwise ``ExactNeighbours`` takes each
 work's candidates from its exact scores against the corpus.
@@ -31,7 +42,16 @@ from publications.similarity.corpus import Corpus
 from publications.similarity.exact import score_chunks
 from publications.similarity.scoring import NEIGHBOURS, WEIGHTS
 
+# Candidates of an update's works (exact, ``ExactNeighbours``): room to find lists they enter.
 CANDIDATES = 120
+# Candidates of each kind for a full build: nearest in the index, by rare words, by links.
+INDEX_CANDIDATES = 60
+WORD_CANDIDATES = 60
+LINK_CANDIDATES = 60
+FULL_BUILD_CANDIDATES = INDEX_CANDIDATES + WORD_CANDIDATES + LINK_CANDIDATES
+# A term, topic, author or cited work shared by more works proposes no candidates.
+SHARED_BY_AT_MOST = 3_000
+LINK_PARTS = ("topics", "authors", "references", "citers")
 DIMENSIONS = 256
 SVD_SAMPLE = 50_000
 # Power iterations of the randomised SVD: two gave a higher recall@5 than four
@@ -105,29 +125,64 @@ def _index(vectors: np.ndarray, graph: bool):
     return index
 
 
+def _rare_columns(matrix: sparse.csr_matrix) -> sparse.csr_matrix:
+    """``matrix`` without the columns set in more than ``SHARED_BY_AT_MOST`` rows."""
+    shared_by = np.bincount(matrix.indices, minlength=matrix.shape[1])
+    kept = matrix.copy()
+    kept.data[shared_by[kept.indices] > SHARED_BY_AT_MOST] = 0
+    kept.eliminate_zeros()
+    return kept
+
+
+def _best_columns(product: sparse.csr_matrix, k: int) -> np.ndarray:
+    """The ``k`` highest columns of each row of ``product`` (-1 where fewer)."""
+    best = np.full((product.shape[0], k), -1, dtype=np.int64)
+    for i in range(product.shape[0]):
+        begin, end = product.indptr[i], product.indptr[i + 1]
+        columns = product.indices[begin:end]
+        if len(columns) > k:
+            columns = columns[np.argpartition(-product.data[begin:end], k - 1)[:k]]
+        best[i, : len(columns)] = columns
+    return best
+
+
+def _distinct(found: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Each row's candidates sorted, with itself and repeats as -1."""
+    found[found == rows[:, None]] = -1
+    found.sort(axis=1)
+    repeated = np.zeros(found.shape, dtype=bool)
+    repeated[:, 1:] = found[:, 1:] == found[:, :-1]
+    found[repeated] = -1
+    return found
+
+
 class Neighbours:
-    """Nearest works by the whole score for any row of the corpus."""
+    """Candidates for any row of the corpus: nearest in the index, by rare words, by links."""
 
     def __init__(self, corpus: Corpus, *, graph: bool = True):
         self.size = len(corpus)
-        self.searches = []  # (vectors, index) pairs
-        if self.size >= EXACT_BELOW:
-            vectors = embed(corpus)
-            self.searches.append((vectors, _index(vectors, graph)))
+        self.vectors = self.index = None
+        self.shared = []  # (rows' rare columns, the same transposed, candidates taken)
+        if self.size < EXACT_BELOW:
+            return
+        self.vectors = embed(corpus)
+        self.index = _index(self.vectors, graph)
+        everyone = np.arange(self.size)
+        for names, k in ((("text",), WORD_CANDIDATES), (LINK_PARTS, LINK_CANDIDATES)):
+            rare = _rare_columns(_parts(corpus, everyone, names))
+            if rare.nnz:
+                self.shared.append((rare, rare.T.tocsr(), k))
 
-    def of(self, rows: np.ndarray, *, k: int = CANDIDATES) -> np.ndarray:
+    def of(self, rows: np.ndarray) -> np.ndarray:
         """The candidate rows of each of ``rows`` (-1 where there are fewer; never itself)."""
-        if not self.searches:  # small corpus: everyone
+        if self.index is None:  # small corpus: everyone
             others = np.tile(np.arange(self.size), (len(rows), 1))
             others[others == rows[:, None]] = -1
             return others
-        found = np.hstack([index.search(vectors[rows], k)[1] for vectors, index in self.searches])
-        found[found == rows[:, None]] = -1
-        found.sort(axis=1)
-        repeated = np.zeros(found.shape, dtype=bool)
-        repeated[:, 1:] = found[:, 1:] == found[:, :-1]
-        found[repeated] = -1
-        return found
+        found = [self.index.search(self.vectors[rows], INDEX_CANDIDATES)[1]]
+        for matrix, transposed, k in self.shared:
+            found.append(_best_columns((matrix[rows] @ transposed).tocsr(), k))
+        return _distinct(np.hstack(found), rows)
 
 
 class ExactNeighbours:
@@ -165,12 +220,7 @@ class ExactNeighbours:
                 found[done : done + len(chunk), column : column + width] = best
                 column += wanted
             done += len(chunk)
-        found[found == rows[:, None]] = -1  # a corpus smaller than k: never itself
-        found.sort(axis=1)
-        repeated = np.zeros(found.shape, dtype=bool)
-        repeated[:, 1:] = found[:, 1:] == found[:, :-1]
-        found[repeated & (found >= 0)] = -1
-        return found
+        return _distinct(found, rows)  # a corpus smaller than k: never itself
 
 
 def neighbours_for(corpus: Corpus, rows: int, *, graph: bool = True):

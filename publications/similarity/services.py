@@ -50,8 +50,8 @@ def similarities_compute_all(*, corpus: Corpus | None = None, progress=None) -> 
     """Recompute every visible work's matches and prior similarity.
 
     Each work is scored exactly against its candidates: on a large corpus its
-    ``neighbours.CANDIDATES`` nearest works in an approximate nearest-neighbour
-    index, not every work (``neighbours.neighbours_for``).
+    nearest works in an approximate nearest-neighbour index and those it shares
+    the most rare words and links with, not every work (``neighbours``).
     """
     corpus = corpus or load_corpus()
     outcome = Outcome(works=len(corpus))

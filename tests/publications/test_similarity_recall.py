@@ -11,6 +11,7 @@ import random
 
 import numpy as np
 import pytest
+from scipy import sparse
 
 from publications.similarity import candidates, exact, neighbours
 from publications.similarity.corpus import Corpus, _incidence, _vectorise
@@ -113,3 +114,23 @@ def test_exact_candidates_give_the_exact_lists_and_priors(monkeypatch):
             got = [(m.similar_row, round(m.score, 5)) for m in candidates.best_among(scores, i)]
             assert got == wanted[row]
             assert np.allclose(priors[i], prior[row], equal_nan=True)
+
+
+def test_rare_words_and_links_find_the_matches_the_index_misses(monkeypatch):
+    monkeypatch.setattr(neighbours, "EXACT_BELOW", 0)
+    monkeypatch.setattr(neighbours, "INDEX_CANDIDATES", 1)  # the index alone finds little
+    corpus = generated_corpus()
+    (wanted, _), (found, _) = exact_answer(corpus), approximate_answer(corpus)
+    hits = sum(len(set(found[row]) & set(matches)) for row, matches in wanted.items())
+    assert hits / sum(len(m) for m in wanted.values()) >= 0.9
+
+
+def test_a_column_shared_by_too_many_works_proposes_no_candidates(monkeypatch):
+    monkeypatch.setattr(neighbours, "SHARED_BY_AT_MOST", 2)
+    matrix = sparse.csr_matrix(
+        np.array([[1, 1, 0], [1, 0, 1], [1, 1, 0], [0, 0, 1]], dtype=np.float32)
+    )
+    rare = neighbours._rare_columns(matrix).toarray()
+    assert rare.tolist() == [[0, 1, 0], [0, 0, 1], [0, 1, 0], [0, 0, 1]]
+    best = neighbours._best_columns(sparse.csr_matrix(rare @ rare.T), 2)
+    assert sorted(best[0].tolist()) == [0, 2]  # what row 0 shares a rare column with

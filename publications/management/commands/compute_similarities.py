@@ -24,7 +24,7 @@ class Command(BaseCommand):
             f"Corpus: {len(corpus)} works, {corpus.text.shape[1]} terms, "
             f"{len(corpus.topic_ids)} topics, {len(corpus.author_ids)} authors "
             f"(loaded in {time.monotonic() - started:.1f} s); "
-            f"up to {2 * neighbours.CANDIDATES} candidates per work."
+            f"up to {neighbours.FULL_BUILD_CANDIDATES} candidates per work."
         )
         if work_ids:
             outcome = similarity.similarities_update(work_ids=work_ids, corpus=corpus)
