@@ -33,6 +33,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+# Benchmarks run offline: an import looks up no institution in OpenAlex.
+os.environ.setdefault("INSTITUTION_LOOKUP", "false")
 LAB_SIZE = 20
 AUTHORS_PER_WORK = 0.3  # authors created per work
 TARGETS_MS = {"neighbourhood": 100, "svg": 100, "cached": 10, "update": 1000}

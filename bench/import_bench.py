@@ -35,6 +35,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+# Benchmarks run offline: an import looks up no institution in OpenAlex.
+os.environ.setdefault("INSTITUTION_LOOKUP", "false")
 PYTHON = sys.executable
 
 

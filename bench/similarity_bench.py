@@ -30,6 +30,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+# Benchmarks run offline: an import looks up no institution in OpenAlex.
+os.environ.setdefault("INSTITUTION_LOOKUP", "false")
 TARGETS = {"full_100k_s": 120, "full_1m_s": 1800, "recall": 0.9}
 
 

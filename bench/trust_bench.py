@@ -28,6 +28,8 @@ from pathlib import Path
 import psycopg
 
 ROOT = Path(__file__).resolve().parents[1]
+# Benchmarks run offline: an import looks up no institution in OpenAlex.
+os.environ.setdefault("INSTITUTION_LOOKUP", "false")
 PYTHON = sys.executable
 
 
