@@ -21,16 +21,17 @@ whole year is). Novelty (publications.metrics) is read from it.
 No work is compared with every other: an approximate nearest-neighbour index and
 the works it shares the most rare words and links with (``neighbours``) give
 each work up to 180 candidates, and the candidates are scored exactly
-(``candidates``), so the scores and reasons shown are those of the pair. A full run costs about n log n. An update
-for a batch of new works reads the corpus and compares the new works with every
-work in one sparse product; the lists they enter are merged from what is stored,
-not searched again. Reading the corpus stays linear in its size (keeping it
-between runs would remove that). Stored scores of pairs an update does not touch
-keep the term weights of their day; a weekly full build rebases them. Memory is
-the corpus's sparse rows (twice: by work and by column) plus one dense vector per
-work. Prior similarity is read among the candidates (see
-``candidates.prior_among`` for what that misses). ``exact`` keeps the all-pairs
-computation, against which the benchmark and tests measure recall.
+(``candidates``), so the scores and reasons shown are those of the pair. A full
+run costs about n log n. An update for a batch of new works reads the corpus and
+compares the new works with every work in one sparse product; the lists they
+enter are merged from what is stored, not searched again. Reading the corpus
+stays linear in its size (keeping it between runs would remove that). Stored
+scores of pairs an update does not touch keep the term weights of their day; a
+weekly full build rebases them. Memory is the corpus's sparse rows (twice: by
+work and by column) plus one dense vector per work. Prior similarity is read
+among the candidates (see ``candidates.prior_among`` for what that misses).
+``exact`` keeps the all-pairs computation, against which the benchmark and tests
+measure recall.
 
 Modules: ``corpus`` (reading), ``neighbours`` (candidates), ``candidates`` and
 ``scoring`` (scores and reasons), ``storing`` (writing), ``services`` (what

@@ -42,6 +42,8 @@ logger = logging.getLogger("publications")
 
 # Past this share of the corpus, recomputing everything costs less than updating.
 FULL_RUN_SHARE = 0.25
+# Stored lists read and written at once when new works enter them.
+MERGE_ROWS = 2_000
 # When the last full build started (a time.time() in the shared cache).
 FULL_BUILD_STARTED = "publications:similarities:full-build-started"
 
@@ -107,7 +109,8 @@ def similarities_update(*, work_ids: Iterable[int], corpus: Corpus | None = None
     holding = _lists_holding(corpus, targets)
     for scores in score_candidates(corpus, holding, neighbours):
         outcome.links += _store_chunk(corpus, scores, outcome)
-    merged = _merge_offers(corpus, {r: m for r, m in offers.items() if r not in set(holding)})
+    searched = set(holding.tolist())
+    merged = _merge_offers(corpus, {r: m for r, m in offers.items() if r not in searched})
     outcome.links += merged.links
     outcome.lists_updated = len(holding) + merged.lists_updated
     return outcome
@@ -145,39 +148,63 @@ def _merge_offers(corpus: Corpus, offers: dict[int, list[Match]]) -> Outcome:
 
     Each list becomes the ``NEIGHBOURS`` best of its stored entries and the
     offers, ties by row as in a full build. Entries that stay keep their stored
-    score and reasons; a list the offers leave as it was is not written.
+    score and reasons; a list the offers leave as it was is not written. Lists
+    are read and written ``MERGE_ROWS`` at a time.
     """
     outcome = Outcome()
+    rows = sorted(offers)
+    for begin in range(0, len(rows), MERGE_ROWS):
+        chunk = rows[begin : begin + MERGE_ROWS]
+        stored = _stored_lists(corpus, chunk)
+        changed: dict[int, list[tuple[float, int, Match | None]]] = {}
+        for row in chunk:
+            entries = stored[row] + [(round(m.score, 4), m.similar_row, m) for m in offers[row]]
+            best = sorted(entries, key=lambda entry: (-entry[0], entry[1]))[:NEIGHBOURS]
+            if any(match is not None for *_, match in best) or len(best) < len(stored[row]):
+                changed[row] = best
+        if not changed:
+            continue
+        ids = corpus.ids
+        work_ids = [int(ids[row]) for row in changed]
+        reasons = {
+            (work_id, similar_id): why
+            for work_id, similar_id, why in WorkSimilarity.objects.filter(
+                work_id__in=work_ids
+            ).values_list("work_id", "similar_id", "reasons")
+        }
+        kept: list[Link] = []
+        entering: list[tuple[int, Match]] = []
+        for row, best in changed.items():
+            for score, similar, match in best:
+                if match is not None:
+                    entering.append((row, match))
+                else:
+                    pair = (int(ids[row]), int(ids[similar]))
+                    kept.append((*pair, score, reasons[pair]))
+        outcome.links += _replace_links(work_ids, kept + _links(corpus, entering))
+        outcome.lists_updated += len(changed)
+    return outcome
+
+
+def _stored_lists(corpus: Corpus, rows: list[int]) -> dict[int, list[tuple[float, int, None]]]:
+    """Each row's stored (score, similar row, None), leaving out works no longer visible."""
     ids = corpus.ids
-    stored: dict[int, list[tuple[float, int, Link]]] = {row: [] for row in offers}
-    row_of = {int(ids[row]): row for row in offers}
+    row_of = {int(ids[row]): row for row in rows}
+    stored: dict[int, list[tuple[float, int, None]]] = {row: [] for row in rows}
     links = list(
         WorkSimilarity.objects.filter(work_id__in=list(row_of)).values_list(
-            "work_id", "similar_id", "score", "reasons"
+            "work_id", "similar_id", "score"
         )
     )
-    similar_ids = np.array([link[1] for link in links], dtype=np.int64)
+    similar_ids = np.array([similar_id for _, similar_id, _ in links], dtype=np.int64)
     similar_rows = np.clip(np.searchsorted(ids, similar_ids), 0, max(len(ids) - 1, 0))
-    visible = ids[similar_rows] == similar_ids  # a match with a work no longer visible goes
-    for link, similar, shown in zip(links, similar_rows.tolist(), visible.tolist(), strict=True):
+    visible = ids[similar_rows] == similar_ids
+    for (work_id, _, score), similar, shown in zip(
+        links, similar_rows.tolist(), visible.tolist(), strict=True
+    ):
         if shown:
-            stored[row_of[link[0]]].append((link[2], similar, link))
-    changed: list[int] = []
-    kept: list[Link] = []
-    entering: list[tuple[int, Match]] = []
-    for row, matches in offers.items():
-        entries = stored[row] + [(round(m.score, 4), m.similar_row, m) for m in matches]
-        best = sorted(entries, key=lambda entry: (-entry[0], entry[1]))[:NEIGHBOURS]
-        new = [entry for entry in best if isinstance(entry[2], Match)]
-        if not new and len(best) == len(stored[row]):
-            continue
-        changed.append(int(ids[row]))
-        kept.extend(entry[2] for entry in best if not isinstance(entry[2], Match))
-        entering.extend((row, entry[2]) for entry in new)
-    if changed:
-        outcome.links = _replace_links(changed, kept + _links(corpus, entering))
-    outcome.lists_updated = len(changed)
-    return outcome
+            stored[row_of[work_id]].append((score, similar, None))
+    return stored
 
 
 def works_of_authors(author_ids: Iterable[int]) -> list[int]:
