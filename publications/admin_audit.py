@@ -77,6 +77,9 @@ def admin_audit(request, obj: models.Model, verb: str, data: dict) -> None:
 class AuditedModelAdmin(admin.ModelAdmin):
     """A ModelAdmin whose saves and deletes write AuditEvents."""
 
+    # An address typed without a scheme is taken as https (records link out over https).
+    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
+
     def save_model(self, request, obj, form, change):
         changes = form_changes(form) if change else {}
         super().save_model(request, obj, form, change)
