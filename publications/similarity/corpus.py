@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import date
+from itertools import chain
 
 import numpy as np
 from django.db.models import Q
@@ -83,20 +84,24 @@ def _days(published: date | None, year: int | None) -> tuple[int, int]:
     return -1, _FAR_FUTURE
 
 
-def _incidence(pairs: Iterable[tuple[int, int]], row_of: dict[int, int], n: int):
-    rows, cols, column_ids = [], [], {}
-    for work_id, other_id in pairs:
-        row = row_of.get(work_id)
-        if row is None:
-            continue
-        rows.append(row)
-        cols.append(column_ids.setdefault(other_id, len(column_ids)))
+def _incidence(pairs: Iterable[tuple[int, int]], ids: np.ndarray):
+    """A 0/1 works x others matrix from (work id, other id) pairs, and each column's id.
+
+    ``ids``: the corpus's work ids, sorted (row order); pairs of other works are
+    left out. Columns are in id order.
+    """
+    flat = np.fromiter(chain.from_iterable(pairs), dtype=np.int64)
+    work_ids, other_ids = flat[0::2], flat[1::2]
+    rows = np.clip(np.searchsorted(ids, work_ids), 0, max(len(ids) - 1, 0))
+    kept = ids[rows] == work_ids if len(ids) else np.zeros(len(work_ids), dtype=bool)
+    column_ids, cols = np.unique(other_ids[kept], return_inverse=True)
     matrix = sparse.csr_matrix(
-        (np.ones(len(rows), dtype=np.float32), (rows, cols)), shape=(n, len(column_ids))
+        (np.ones(len(cols), dtype=np.float32), (rows[kept], cols.ravel())),
+        shape=(len(ids), len(column_ids)),
     )
     matrix.sum_duplicates()
     matrix.data[:] = 1.0
-    return matrix, np.array(list(column_ids), dtype=np.int64)
+    return matrix, column_ids
 
 
 def _vectorise(documents: Iterator[str]) -> tuple[sparse.csr_matrix, np.ndarray] | None:
@@ -159,18 +164,18 @@ def load_corpus() -> Corpus:
         text, has_text = sparse.csr_matrix((n, 0), dtype=np.float32), np.zeros(n, dtype=bool)
     else:
         text, has_text = vectors
-    row_of = {pk: row for row, pk in enumerate(facts.ids)}
+    ids = np.array(facts.ids, dtype=np.int64)
     visible = Q(work__merged_into__isnull=True)
     topic_pairs = WorkTopic.objects.filter(visible).values_list("work_id", "topic_id")
-    topics, topic_ids = _incidence(topic_pairs.iterator(chunk_size=5000), row_of, n)
+    topics, topic_ids = _incidence(topic_pairs.iterator(chunk_size=5000), ids)
     author_pairs = Authorship.objects.of_visible_works().values_list("work_id", "author_id")
-    authors, author_ids = _incidence(author_pairs.iterator(chunk_size=5000), row_of, n)
+    authors, author_ids = _incidence(author_pairs.iterator(chunk_size=5000), ids)
     frequency = np.asarray(topics.sum(axis=0)).ravel()
-    references, citers = _citation_incidence(row_of, n)
+    references, citers = _citation_incidence(ids)
     return Corpus(
         references=references,
         citers=citers,
-        ids=np.array(facts.ids, dtype=np.int64),
+        ids=ids,
         text=text,
         topics=topics,
         authors=authors,
@@ -192,7 +197,7 @@ def _topic_names(topic_ids: np.ndarray) -> dict[int, str]:
     return dict(Topic.objects.filter(id__in=topic_ids.tolist()).values_list("id", "name"))
 
 
-def _citation_incidence(row_of: dict[int, int], n: int):
+def _citation_incidence(ids: np.ndarray):
     """Each work's references (by OpenAlex id) and the visible works citing it."""
     links = Citation.objects.filter(citing__merged_into__isnull=True)
     cited_ids = links.values_list("citing_id", "cited_openalex_id").order_by()
@@ -201,7 +206,7 @@ def _citation_incidence(row_of: dict[int, int], n: int):
         for work_id, cited in cited_ids.iterator(chunk_size=5000)
         if cited[1:].isdigit()
     )
-    references, _ = _incidence(numbered, row_of, n)
+    references, _ = _incidence(numbered, ids)
     citing = links.filter(cited__isnull=False).values_list("cited_id", "citing_id").order_by()
-    citers, _ = _incidence(citing.iterator(chunk_size=5000), row_of, n)
+    citers, _ = _incidence(citing.iterator(chunk_size=5000), ids)
     return references, citers

@@ -35,9 +35,8 @@ def generated_corpus(works: int = WORKS, seed: int = 3) -> Corpus:
         topic_pairs += [(row, t) for t in rng.sample(topics, rng.randint(1, 3))]
         author_pairs += [(row, a) for a in rng.sample(people, rng.randint(1, 4))]
     text, has_text = _vectorise(iter(documents))
-    row_of = {row: row for row in range(works)}
-    topics, topic_ids = _incidence(topic_pairs, row_of, works)
-    authors, author_ids = _incidence(author_pairs, row_of, works)
+    topics, topic_ids = _incidence(topic_pairs, np.arange(works))
+    authors, author_ids = _incidence(author_pairs, np.arange(works))
     days = np.array([700_000 + rng.randrange(5000) for _ in range(works)], dtype=np.int64)
     return Corpus(
         ids=np.arange(1, works + 1, dtype=np.int64),
