@@ -36,6 +36,7 @@ from publications.similarity.storing import (
     _replace_links,
     _write_lists,
     _write_priors,
+    analyse_lists,
 )
 
 logger = logging.getLogger("publications")
@@ -71,6 +72,7 @@ def similarities_compute_all(*, corpus: Corpus | None = None, progress=None) -> 
     WorkSimilarity.objects.filter(
         Q(work__merged_into__isnull=False) | Q(similar__merged_into__isnull=False)
     ).delete()
+    analyse_lists()
     return outcome
 
 

@@ -310,3 +310,18 @@ def test_a_weekly_full_build_rebases_what_updates_leave():
     entry = celery_app.conf.beat_schedule["rebuild-similarities"]
     assert entry["task"] in celery_app.tasks
     assert not entry.get("args") and not entry.get("kwargs")  # no ids: every work
+
+
+def test_a_full_build_leaves_the_planner_statistics_of_the_lists(corpus):
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        pytest.skip("planner statistics: PostgreSQL only")
+    similarity.similarities_compute_all()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT reltuples FROM pg_class WHERE oid = %s::regclass",
+            [WorkSimilarity._meta.db_table],
+        )
+        (estimate,) = cursor.fetchone()
+    assert estimate == WorkSimilarity.objects.count() > 0
