@@ -6,6 +6,7 @@ Uses a PostgreSQL database holding an imported corpus (default ``h_d_<N>``); wit
     .venv/bin/python -m bench.corpus --works 100000 --out var/corpus/works-100000.jsonl
     .venv/bin/python bench/similarity_bench.py --works 100000 --build   # once
     .venv/bin/python bench/similarity_bench.py --works 100000
+    .venv/bin/python bench/similarity_bench.py --works 100000 --only-update  # (b) alone
 
 Then, in this process, it measures:
 
@@ -175,6 +176,9 @@ def measure(args) -> None:
     from publications import similarity
 
     print(f"Similarity benchmark on {database_url(args)}")
+    if args.only_update:
+        update()
+        return
     corpus, load_s = timed("(a) load the corpus", similarity.load_corpus)
     n = len(corpus)
     print(f"  {n} works, {corpus.text.shape[1]} terms")
@@ -185,7 +189,6 @@ def measure(args) -> None:
 
 def build_and_update(corpus, load_s: float) -> None:
     from publications import similarity
-    from publications.models import Work
 
     n = len(corpus)
     started = time.perf_counter()
@@ -201,6 +204,15 @@ def build_and_update(corpus, load_s: float) -> None:
     target = TARGETS["full_1m_s"] if n > 500_000 else TARGETS["full_100k_s"]
     print(f"(a) full build of {n} works: {full:.1f} s   target < {target} s")
 
+    update()
+    print(f"(c) peak memory (RSS): {peak_mb():.0f} MB")
+
+
+def update() -> None:
+    """(b): 100 new works, then the refresh an import batch queues for them."""
+    from publications import similarity
+    from publications.models import Work
+
     added = new_works(100)
     try:
         _, update_s = timed(
@@ -210,7 +222,6 @@ def build_and_update(corpus, load_s: float) -> None:
         print(f"(b) incremental update, 100 new works: {update_s:.1f} s")
     finally:
         Work.objects.filter(id__in=added).delete()
-    print(f"(c) peak memory (RSS): {peak_mb():.0f} MB")
 
 
 def recall(corpus, args) -> None:
@@ -259,6 +270,9 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=1_000)
     parser.add_argument("--build", action="store_true", help="create and import the database")
     parser.add_argument("--only-recall", action="store_true", help="measure (d) only")
+    parser.add_argument(
+        "--only-update", action="store_true", help="measure (b) only, on lists already built"
+    )
     args = parser.parse_args()
     if args.build:
         build(args)
