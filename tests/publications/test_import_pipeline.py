@@ -237,12 +237,12 @@ def _reltuples(cursor, table: str) -> float:
 
 
 @postgres_only
-def test_the_tables_search_reads_are_analysed_when_a_run_ends(real_fixtures, monkeypatch):
-    """With autovacuum off or behind, a search planned on an empty table reads every match."""
+def test_the_tables_search_and_trust_read_are_analysed_when_a_run_ends(real_fixtures, monkeypatch):
+    """With autovacuum off or behind, a query planned on an empty table reads it all."""
     monkeypatch.setattr(tuning, "ANALYZE_AFTER", 5)
     # A work table already large: the run never doubles it, so only its end analyses.
     monkeypatch.setattr(tuning.PlannerStatistics, "_work_rows", staticmethod(lambda: 10**9))
-    tables = ["publications_worksearch", "publications_worktopic"]
+    tables = ["publications_worksearch", "publications_worktopic", "publications_authorinstitution"]
     with connection.cursor() as cursor:
         for table in tables:
             cursor.execute(f"ANALYZE {table}")
