@@ -157,6 +157,7 @@ class PlannerStatistics:
         WorkSearch: ["search_vector", "cited_by_count", "visible", "type", "publication_year"],
         WorkTopic: ["work", "topic"],
         AuthorInstitution: ["author", "institution"],
+        Authorship.institutions.through: ["authorship", "institution"],
     }
 
     def __init__(self, run: ImportRun, *, enabled: bool = True):

@@ -242,7 +242,12 @@ def test_the_tables_search_and_trust_read_are_analysed_when_a_run_ends(real_fixt
     monkeypatch.setattr(tuning, "ANALYZE_AFTER", 5)
     # A work table already large: the run never doubles it, so only its end analyses.
     monkeypatch.setattr(tuning.PlannerStatistics, "_work_rows", staticmethod(lambda: 10**9))
-    tables = ["publications_worksearch", "publications_worktopic", "publications_authorinstitution"]
+    tables = [
+        "publications_worksearch",
+        "publications_worktopic",
+        "publications_authorinstitution",
+        "publications_authorship_institutions",
+    ]
     with connection.cursor() as cursor:
         for table in tables:
             cursor.execute(f"ANALYZE {table}")
