@@ -9,12 +9,11 @@ a run grows, and each batch's transaction skips what it does not need.
 from __future__ import annotations
 
 import gc
-import logging
 import sys
 import threading
 from contextlib import contextmanager
 
-from django.db import DatabaseError, connection
+from django.db import connection
 
 from publications.models import (
     Author,
@@ -26,9 +25,7 @@ from publications.models import (
     WorkSearch,
     WorkTopic,
 )
-
-logger = logging.getLogger("publications")
-
+from publications.planner import analyse
 
 GC_YOUNG_THRESHOLD = 200_000  # allocations between young collections during a run (default 700)
 SWITCH_INTERVAL = 0.0002  # seconds the mapping thread may hold the GIL while a query returns
@@ -181,18 +178,7 @@ class PlannerStatistics:
             return
         self.rows += created - self.created
         self.created = created
-        try:
-            with connection.cursor() as cursor:
-                for model, names in self.COLUMNS.items():
-                    columns = ", ".join(
-                        connection.ops.quote_name(model._meta.get_field(n).column) for n in names
-                    )
-                    cursor.execute(
-                        f"ANALYZE {connection.ops.quote_name(model._meta.db_table)} ({columns})"
-                    )
-        except DatabaseError:  # e.g. the database user does not own the tables
-            logger.warning("Could not analyse the publication tables", exc_info=True)
-            self.enabled = False
+        self.enabled = analyse(self.COLUMNS)
 
 
 def batch_settings() -> None:

@@ -7,19 +7,18 @@ similarities with one UPDATE joined to arrays; elsewhere through the ORM.
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass, field
 
 import numpy as np
-from django.db import DatabaseError, connection, transaction
+from django.db import connection, transaction
 
 from publications.fields import json_bytes
 from publications.models import Work, WorkSimilarity
+from publications.planner import analyse
 from publications.similarity.corpus import Corpus
 from publications.similarity.scoring import Match, _author_names, reasons
 
 _INCOMING = "similarity_incoming"
-logger = logging.getLogger("publications")
 
 
 Link = tuple[int, int, float, list[dict]]  # work id, similar id, score, reasons
@@ -83,23 +82,11 @@ def _copy_links(links: list[Link]) -> None:
 def analyse_lists() -> None:
     """Give the planner the statistics of the lists a full build has just written.
 
-    With autovacuum off or behind, the table a build rewrote keeps the statistics
-    of its empty or older self; an update then plans its reads of a few thousand
-    lists for a million rows (whole-table reads and JIT compilation, about half a
-    second a query at a million works).
+    Without them an update plans its reads of a few thousand lists for a million
+    rows (whole-table reads and JIT compilation, about half a second a query at
+    a million works).
     """
-    if connection.vendor != "postgresql":
-        return
-    columns = ", ".join(
-        connection.ops.quote_name(WorkSimilarity._meta.get_field(name).column)
-        for name in ("work", "similar")
-    )
-    table = connection.ops.quote_name(WorkSimilarity._meta.db_table)
-    try:
-        with connection.cursor() as cursor:
-            cursor.execute(f"ANALYZE {table} ({columns})")
-    except DatabaseError:  # e.g. the database user does not own the table
-        logger.warning("Could not analyse the similarity table", exc_info=True)
+    analyse({WorkSimilarity: ["work", "similar"]})
 
 
 def _write_priors(corpus: Corpus, changed: dict[int, float | None]) -> None:
