@@ -89,19 +89,16 @@ def _parts(corpus: Corpus, rows: np.ndarray, names=ALL_PARTS) -> sparse.csr_matr
     return sparse.hstack(blocks, format="csr", dtype=np.float32)
 
 
-def embed(corpus: Corpus, names=ALL_PARTS) -> np.ndarray:
-    """Dense unit vectors (works x dimensions, float32) whose inner products follow the score.
-
-    ``names``: the parts of the score to follow (all of them, or only the text).
-    """
+def embed(corpus: Corpus) -> np.ndarray:
+    """Dense unit vectors (works x dimensions, float32) whose inner products follow the score."""
     n = len(corpus)
     sample = np.arange(n)
     if n > SVD_SAMPLE:
         sample = np.sort(np.random.default_rng(SEED).choice(n, SVD_SAMPLE, replace=False))
-    fitted = _parts(corpus, sample, names)
+    fitted = _parts(corpus, sample)
     dimensions = min(DIMENSIONS, max(fitted.shape[1] - 1, 1), max(len(sample) - 1, 1))
     vectors = np.zeros((n, dimensions), dtype=np.float32)
-    if not fitted.shape[1] or fitted.shape[1] < 2:
+    if fitted.shape[1] < 2:
         return vectors
     svd = TruncatedSVD(n_components=dimensions, n_iter=SVD_ITERATIONS, random_state=SEED).fit(
         fitted
@@ -110,7 +107,7 @@ def embed(corpus: Corpus, names=ALL_PARTS) -> np.ndarray:
     components = svd.components_.astype(np.float32).T
     for begin in range(0, n, BATCH):
         rows = np.arange(begin, min(begin + BATCH, n))
-        vectors[rows] = _parts(corpus, rows, names) @ components
+        vectors[rows] = _parts(corpus, rows) @ components
     return normalize(vectors, copy=False)
 
 

@@ -150,62 +150,47 @@ def _merge_offers(corpus: Corpus, offers: dict[int, list[Match]]) -> Outcome:
 
     Each list becomes the ``NEIGHBOURS`` best of its stored entries and the
     offers, ties by row as in a full build. Entries that stay keep their stored
-    score and reasons; a list the offers leave as it was is not written. Lists
-    are read and written ``MERGE_ROWS`` at a time.
+    score and reasons; a list no offer enters is not written. Lists are read and
+    written ``MERGE_ROWS`` at a time.
     """
     outcome = Outcome()
     rows = sorted(offers)
     for begin in range(0, len(rows), MERGE_ROWS):
         chunk = rows[begin : begin + MERGE_ROWS]
         stored = _stored_lists(corpus, chunk)
-        changed: dict[int, list[tuple[float, int, Match | None]]] = {}
-        for row in chunk:
-            entries = stored[row] + [(round(m.score, 4), m.similar_row, m) for m in offers[row]]
-            best = sorted(entries, key=lambda entry: (-entry[0], entry[1]))[:NEIGHBOURS]
-            if any(match is not None for *_, match in best) or len(best) < len(stored[row]):
-                changed[row] = best
-        if not changed:
-            continue
-        ids = corpus.ids
-        work_ids = [int(ids[row]) for row in changed]
-        reasons = {
-            (work_id, similar_id): why
-            for work_id, similar_id, why in WorkSimilarity.objects.filter(
-                work_id__in=work_ids
-            ).values_list("work_id", "similar_id", "reasons")
-        }
+        changed: list[int] = []
         kept: list[Link] = []
         entering: list[tuple[int, Match]] = []
-        for row, best in changed.items():
-            for score, similar, match in best:
-                if match is not None:
-                    entering.append((row, match))
-                else:
-                    pair = (int(ids[row]), int(ids[similar]))
-                    kept.append((*pair, score, reasons[pair]))
-        outcome.links += _replace_links(work_ids, kept + _links(corpus, entering))
-        outcome.lists_updated += len(changed)
+        for row in chunk:
+            entries = stored[row] + [(round(m.score, 4), m.similar_row, m) for m in offers[row]]
+            best = [item for *_, item in sorted(entries, key=lambda e: (-e[0], e[1]))[:NEIGHBOURS]]
+            new = [item for item in best if isinstance(item, Match)]
+            if new:
+                changed.append(int(corpus.ids[row]))
+                kept += [item for item in best if not isinstance(item, Match)]
+                entering += [(row, match) for match in new]
+        if changed:
+            outcome.links += _replace_links(changed, kept + _links(corpus, entering))
+            outcome.lists_updated += len(changed)
     return outcome
 
 
-def _stored_lists(corpus: Corpus, rows: list[int]) -> dict[int, list[tuple[float, int, None]]]:
-    """Each row's stored (score, similar row, None), leaving out works no longer visible."""
+def _stored_lists(corpus: Corpus, rows: list[int]) -> dict[int, list[tuple[float, int, Link]]]:
+    """Each row's stored (score, similar row, link), leaving out works no longer visible."""
     ids = corpus.ids
     row_of = {int(ids[row]): row for row in rows}
-    stored: dict[int, list[tuple[float, int, None]]] = {row: [] for row in rows}
+    stored: dict[int, list[tuple[float, int, Link]]] = {row: [] for row in rows}
     links = list(
         WorkSimilarity.objects.filter(work_id__in=list(row_of)).values_list(
-            "work_id", "similar_id", "score"
+            "work_id", "similar_id", "score", "reasons"
         )
     )
-    similar_ids = np.array([similar_id for _, similar_id, _ in links], dtype=np.int64)
+    similar_ids = np.array([link[1] for link in links], dtype=np.int64)
     similar_rows = np.clip(np.searchsorted(ids, similar_ids), 0, max(len(ids) - 1, 0))
     visible = ids[similar_rows] == similar_ids
-    for (work_id, _, score), similar, shown in zip(
-        links, similar_rows.tolist(), visible.tolist(), strict=True
-    ):
+    for link, similar, shown in zip(links, similar_rows.tolist(), visible.tolist(), strict=True):
         if shown:
-            stored[row_of[work_id]].append((score, similar, None))
+            stored[row_of[link[0]]].append((link[2], similar, link))
     return stored
 
 
