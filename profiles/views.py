@@ -38,15 +38,16 @@ def researcher_detail(request: HttpRequest, pk: int, slug: str = "") -> HttpResp
         context |= {"page_author": author, "slots": slots}  # page_author: marked in bylines
         return render_to_string("profiles/researcher_detail.html", context, visitor), versions
 
-    body, nonce = pagecache.shared_page("author", author.pk, request, build)
+    shared = pagecache.shared_page("author", author.pk, request, build)
     viewer = researcher_viewer(author=author, viewer=request.user)
     actions = {field.name: getattr(viewer, field.name) for field in fields(viewer)}
-    return pagecache.slots_answer(
+    response = pagecache.slots_answer(
         request,
-        body,
-        nonce,
+        shared.body,
+        shared.nonce,
         actions=("profiles/_researcher_actions.html", {"author": author, **actions}),
     )
+    return pagecache.answer_shows(response, shared.versions)
 
 
 def _not_found(request: HttpRequest, **context) -> HttpResponse:

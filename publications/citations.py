@@ -78,6 +78,13 @@ def citing_works(work: Work) -> QuerySet[Work]:
     )
 
 
+def listed(references: References, cited_by: CitedBy) -> list[int]:
+    """The works held here on the shown pages of both lists (before their rows are read)."""
+    cited = references.page.object_list.values_list("cited_id", flat=True)
+    citing = cited_by.page.object_list.values_list("pk", flat=True)
+    return [pk for pk in (*cited, *citing) if pk]
+
+
 def work_cited_by(work: Work, *, page: object = 1, per_page: int = CITED_BY_PER_PAGE) -> CitedBy:
     """The works here that cite ``work`` (one page, with authors), and both counts."""
     rows = citing_works(work)

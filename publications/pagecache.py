@@ -9,14 +9,21 @@ it depends on, read before it was rendered; it is served only while they all
 still hold, so a change shows at the next request once its bump has run (a
 change made by a task shows once that task has run).
 
+A page depends on more than its own record: a work page on its authors, its
+matches and theirs, and the page of references and of citing works it lists
+(``work_page_records``); a researcher page on every work entry it lists and
+their authors (the versions its shared page was kept under). A change to a work
+also renews the pages listing it as a reference or a citer (``works_changed``).
+What every page may show of venues, topics, institutions and funders is kept
+under one version, ``NAMES``: a staff edit of one renews every kept page. Such
+edits are rare, and no page then has to name each of them it shows.
+
 Only anonymous requests without any cookie are answered from the cache: no
 session means no user, no messages, nothing that varies per visitor, and a hit
 reads no SQL at all. Only plain 200 answers are stored, and none that used the
 CSRF token or the session. The middleware outside the view (security headers,
-CSP, compression) still runs on every answer, cached or not. Pages without a
-version for some of what they show (a co-author's renamed name on another
-researcher's page, "more like this" links) are renewed at least every
-``PAGE_TIMEOUT`` seconds.
+CSP, compression) still runs on every answer, cached or not. Every kept page
+is renewed at least every ``PAGE_TIMEOUT`` seconds whatever happens.
 
 Every other visitor (signed in, or with a cookie) gets a *shared page*
 (``shared_page``): the page rendered once as an anonymous visitor sees it, with
@@ -35,6 +42,7 @@ import uuid
 from collections.abc import Callable, Iterable
 from functools import wraps
 from importlib import import_module
+from typing import NamedTuple
 
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
@@ -45,7 +53,7 @@ from django.template.loader import get_template, render_to_string
 from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
 
-from publications.models import Authorship
+from publications.models import Authorship, Citation, Work, WorkSimilarity
 
 PAGE_TIMEOUT = 3600
 HEADERS_KEPT = ("Content-Type", "Content-Language", "Cache-Control", "Link")
@@ -54,6 +62,10 @@ HIT_HEADER = "X-Page-Cache"
 Record = tuple[str, int]  # ("author", pk) or ("work", pk)
 # The search page shows any record: every renewal of a record's version renews this one too.
 SEARCH: Record = ("search", 0)
+# Names of venues, topics, institutions and funders, which any page may show.
+NAMES: Record = ("names", 0)
+# The attribute of a view's answer holding the versions of the other records it shows.
+SHOWN = "page_versions"
 
 
 def _version_key(kind: str, pk: int) -> str:
@@ -69,9 +81,16 @@ def versions_bump(kind: str, ids: Iterable[int]) -> None:
     final version.
     """
     keys = [_version_key(kind, int(pk)) for pk in ids if pk]
-    if not keys:
-        return
-    keys.append(_version_key(*SEARCH))
+    if keys:
+        _renew([*keys, _version_key(*SEARCH)])
+
+
+def names_bump() -> None:
+    """A venue, topic, institution or funder changed: every kept page is stale."""
+    _renew([_version_key(*NAMES), _version_key(*SEARCH)])
+
+
+def _renew(keys: list[str]) -> None:
     cache.delete_many(keys)
     if transaction.get_connection().in_atomic_block:
         transaction.on_commit(lambda: cache.delete_many(keys))
@@ -83,6 +102,24 @@ def authors_bump(author_ids: Iterable[int]) -> None:
 
 def works_bump(work_ids: Iterable[int]) -> None:
     versions_bump("work", work_ids)
+
+
+def works_changed(work_ids: Iterable[int]) -> None:
+    """These works changed: renew their pages and those of the works linked to them.
+
+    A work page is kept under the versions of the works it lists, but a link that
+    is new (a new citer, a reference now held here) changes the lists themselves:
+    the pages at the other end of each citation link are renewed too, and that of
+    the work a linked record was merged into (its page lists the record's citers).
+    """
+    ids = list(work_ids)
+    if not ids:
+        return
+    citing = Citation.objects.filter(cited_id__in=ids).values_list("citing_id", flat=True)
+    cited = Citation.objects.filter(citing_id__in=ids, cited__isnull=False)
+    linked = {*citing, *cited.values_list("cited_id", flat=True)}
+    merged = Work.objects.filter(pk__in=linked, merged_into__isnull=False)
+    works_bump({*ids, *linked, *merged.values_list("merged_into_id", flat=True)})
 
 
 def versions_current(records: Iterable[Record]) -> dict[str, str]:
@@ -153,11 +190,34 @@ def work_authors(pk: int) -> list[Record]:
     return [("author", author_id) for (author_id,) in ids]
 
 
+def work_page_records(pk: int, listed: Iterable[int] = ()) -> list[Record]:
+    """What a work page shows besides the work: its matches, the ``listed`` works
+    (a page of references and of citing works), and the authors of all of them."""
+    similar = WorkSimilarity.objects.filter(work_id=pk).values_list("similar_id", flat=True)
+    works = {pk, *similar, *listed}
+    authors = (
+        Authorship.objects.filter(work_id__in=works, author__isnull=False)
+        .values_list("author_id", flat=True)
+        .distinct()
+    )
+    return [*(("work", w) for w in sorted(works)), *(("author", a) for a in authors)]
+
+
+def answer_shows(response: HttpResponse, versions: dict[str, str] | None) -> HttpResponse:
+    """Note on ``response`` the versions of the other records it shows, read before their rows.
+
+    ``anonymous_page`` keeps the page under them too.
+    """
+    if versions:
+        setattr(response, SHOWN, versions)
+    return response
+
+
 def anonymous_page(kind: str, depends_on: Callable[[int], Iterable[Record]] | None = None):
     """Serve a record page (a view taking ``pk``) from the cache to anonymous visitors.
 
-    ``depends_on(pk)`` names the other records the page shows, whose changes make
-    it stale too (a work page shows its authors).
+    ``depends_on(pk)`` names other records the page shows, whose changes make it
+    stale too; a view may also name them on its answer (``answer_shows``).
     """
 
     def decorator(view):
@@ -169,10 +229,11 @@ def anonymous_page(kind: str, depends_on: Callable[[int], Iterable[Record]] | No
             entry = cache.get(key)
             if _fresh(entry):
                 return _answer(entry)
-            records = [(kind, pk), *(depends_on(pk) if depends_on else ())]
+            records = [(kind, pk), NAMES, *(depends_on(pk) if depends_on else ())]
             versions = versions_current(records)  # read before the page is rendered
             response = view(request, pk, *args, **kwargs)
             if cacheable_response(request, response):
+                versions |= getattr(response, SHOWN, {})
                 cache.set(key, _stored(response, versions), PAGE_TIMEOUT)
             return response
 
@@ -189,7 +250,7 @@ def work_records(works) -> set[Record]:
 
 
 def _fragment_key(pk: int, records: list[Record], versions: dict, author_id: int, pinned) -> str:
-    tokens = "|".join(versions[_version_key(kind, rpk)] for kind, rpk in records)
+    tokens = "|".join(versions[_version_key(kind, rpk)] for kind, rpk in [*records, NAMES])
     digest = hashlib.sha1(tokens.encode(), usedforsecurity=False).hexdigest()[:16]
     return f"frag:work-item:{pk}:{author_id}:{int(pinned)}:{digest}"
 
@@ -212,7 +273,7 @@ def _bylines_of(ids: list[int]) -> dict[int, list[Record]]:
 def _kept_entries(ids: list[int], author_id: int, pinned: bool) -> str | None:
     """The entries of the works ``ids`` when the cache holds every one, else None."""
     records = _bylines_of(ids)
-    versions = versions_current({record for rs in records.values() for record in rs})
+    versions = versions_current({NAMES, *(record for rs in records.values() for record in rs)})
     keys = [_fragment_key(pk, records[pk], versions, author_id, pinned) for pk in ids]
     found = cache.get_many(keys)
     return "".join(found[key] for key in keys) if len(found) == len(keys) else None
@@ -241,7 +302,7 @@ def work_items_render(works, *, page_author=None, pinned: bool = False) -> SafeS
 
     if not settings.PAGE_CACHE or not works:
         return mark_safe("".join(render(work) for work in works))  # noqa: S308 - escaped by the template
-    versions = versions_current(work_records(works))
+    versions = versions_current(work_records(works) | {NAMES})
     keys = [_fragment_key(w.pk, _entry_records(w), versions, author_id, pinned) for w in works]
     found = cache.get_many(keys)
     missing = {key: render(work) for key, work in zip(keys, works, strict=True) if key not in found}
@@ -310,21 +371,29 @@ def _nothing_personal(visitor: HttpRequest) -> bool:
 SharedBuild = Callable[[HttpRequest, Slots], tuple[str, dict[str, str]]]
 
 
-def shared_page(kind: str, pk: int, request: HttpRequest, build: SharedBuild) -> tuple[str, str]:
-    """The record's page as anyone sees it, per-visitor parts left as slots: (body, nonce).
+class SharedPage(NamedTuple):
+    body: str
+    nonce: str  # of the page's slots
+    versions: dict[str, str]  # of every record it shows
+
+
+def shared_page(kind: str, pk: int, request: HttpRequest, build: SharedBuild) -> SharedPage:
+    """The record's page as anyone sees it, per-visitor parts left as slots.
 
     ``build(visitor, slots)`` renders it for an anonymous ``visitor`` and returns the
     body with the page versions of every record it shows, each read before the
-    rows it shows. Kept under those versions, for the page's address and day; a
-    body that used a session or a CSRF token is not kept.
+    rows it shows. Kept under those versions (and ``NAMES``), for the page's
+    address and day; a body that used a session or a CSRF token is not kept.
     """
     key = f"shared:{page_key(kind, pk, request)}"
     if settings.PAGE_CACHE:
         entry = cache.get(key)
         if _fresh(entry):
-            return entry["body"], entry["nonce"]
+            return SharedPage(entry["body"], entry["nonce"], entry["versions"])
     slots, visitor = Slots(), _as_anyone(request)
+    names = versions_current([NAMES]) if settings.PAGE_CACHE else {}
     body, versions = build(visitor, slots)
+    versions = names | versions
     if settings.PAGE_CACHE and _nothing_personal(visitor):
         cache.set(key, {"versions": versions, "body": body, "nonce": slots.nonce}, PAGE_TIMEOUT)
-    return body, slots.nonce
+    return SharedPage(body, slots.nonce, versions)

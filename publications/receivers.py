@@ -8,7 +8,7 @@ from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
 from publications import pagecache
-from publications.models import Author, Work
+from publications.models import Author, Funder, Institution, Topic, Venue, Work
 from publications.signals import authors_changed
 
 
@@ -28,14 +28,14 @@ def queue_similarities(sender, author_ids: list[int], **kwargs) -> None:
 def renew_pages(sender, author_ids=(), work_ids=None, **kwargs) -> None:
     """Imported or curated: the researchers' and works' cached pages are stale."""
     pagecache.authors_bump(author_ids or ())
-    pagecache.works_bump(work_ids or ())
+    pagecache.works_changed(work_ids or ())
 
 
 @receiver(post_save, sender=Work, dispatch_uid="publications.page_after_work_save")
 @receiver(post_delete, sender=Work, dispatch_uid="publications.page_after_work_delete")
 def renew_work_page(sender, instance: Work, **kwargs) -> None:
-    """An edited work shows on its page and in its authors' work lists."""
-    pagecache.works_bump([instance.pk])
+    """An edited work shows on its page, in its authors' work lists and in citation lists."""
+    pagecache.works_changed([instance.pk])
     pagecache.authors_bump(author_id for _, author_id in pagecache.work_authors(instance.pk))
 
 
@@ -43,3 +43,18 @@ def renew_work_page(sender, instance: Work, **kwargs) -> None:
 @receiver(post_delete, sender=Author, dispatch_uid="publications.page_after_author_delete")
 def renew_researcher_page(sender, instance: Author, **kwargs) -> None:
     pagecache.authors_bump([instance.pk])
+
+
+@receiver(post_save, sender=Venue, dispatch_uid="publications.pages_after_venue_save")
+@receiver(post_save, sender=Topic, dispatch_uid="publications.pages_after_topic_save")
+@receiver(post_save, sender=Institution, dispatch_uid="publications.pages_after_institution_save")
+@receiver(post_save, sender=Funder, dispatch_uid="publications.pages_after_funder_save")
+@receiver(post_delete, sender=Venue, dispatch_uid="publications.pages_after_venue_delete")
+@receiver(post_delete, sender=Topic, dispatch_uid="publications.pages_after_topic_delete")
+@receiver(
+    post_delete, sender=Institution, dispatch_uid="publications.pages_after_institution_delete"
+)
+@receiver(post_delete, sender=Funder, dispatch_uid="publications.pages_after_funder_delete")
+def renew_pages_naming(sender, **kwargs) -> None:
+    """A venue, topic, institution or funder edited (by staff): any page may name it."""
+    pagecache.names_bump()

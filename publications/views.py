@@ -39,21 +39,23 @@ def home(request: HttpRequest) -> HttpResponse:
     return render(request, "publications/home.html", context)
 
 
-@pagecache.anonymous_page("work", depends_on=pagecache.work_authors)
+@pagecache.anonymous_page("work")
 def work_detail(request: HttpRequest, pk: int, slug: str = "") -> HttpResponse:
     work = selectors.work_for_page(pk)
     if work.merged_into_id:
         return redirect(work.merged_into, permanent=True)
     if slug != work.slug:
         return redirect(work, permanent=True)
+    references = citations.work_references(work, page=request.GET.get("references"))
+    cited_by = citations.work_cited_by(work, page=request.GET.get("cited_by"))
+    shown = None
+    if pagecache.cacheable_request(request):  # a page that may be kept: what it shows, first
+        records = pagecache.work_page_records(work.pk, citations.listed(references, cited_by))
+        shown = pagecache.versions_current(records)
     page = selectors.work_page(work, today=timezone.localdate())
-    context = {
-        "work": work,
-        "page": page,
-        "references": citations.work_references(work, page=request.GET.get("references")),
-        "cited_by": citations.work_cited_by(work, page=request.GET.get("cited_by")),
-    }
-    return render(request, "publications/work_detail.html", context)
+    context = {"work": work, "page": page, "references": references, "cited_by": cited_by}
+    response = render(request, "publications/work_detail.html", context)
+    return pagecache.answer_shows(response, shown)
 
 
 def search(request: HttpRequest) -> HttpResponse:
@@ -75,8 +77,8 @@ def search(request: HttpRequest) -> HttpResponse:
             context |= _search_results(visitor, form, query)
         return render_to_string("publications/search.html", context, visitor), versions
 
-    body, nonce = pagecache.shared_page(*pagecache.SEARCH, request, build)
-    return pagecache.slots_answer(request, body, nonce)
+    shared = pagecache.shared_page(*pagecache.SEARCH, request, build)
+    return pagecache.slots_answer(request, shared.body, shared.nonce)
 
 
 def _search_results(request: HttpRequest, form, query: str) -> dict:

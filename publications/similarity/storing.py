@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from django.db import connection, transaction
 
+from publications import pagecache
 from publications.fields import json_bytes
 from publications.models import Work, WorkSimilarity
 from publications.planner import analyse
@@ -46,8 +47,12 @@ def _write_lists(corpus: Corpus, lists: dict[int, list[Match]]) -> int:
 
 
 def _replace_links(work_ids: list[int], links: list[Link]) -> int:
-    """Store ``links`` as the whole lists of ``work_ids``; return how many."""
+    """Store ``links`` as the whole lists of ``work_ids``; return how many.
+
+    Their pages show the lists ("More like this"): kept copies are renewed.
+    """
     with transaction.atomic():
+        pagecache.works_bump(work_ids)
         WorkSimilarity.objects.filter(work_id__in=work_ids).delete()
         if connection.vendor == "postgresql":
             _copy_links(links)

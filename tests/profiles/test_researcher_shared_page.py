@@ -101,6 +101,6 @@ def test_a_shared_page_that_used_the_csrf_token_is_not_kept():
         return f"page {token} {slots['account']}", {}
 
     for _ in range(4):
-        body, nonce = pagecache.shared_page("author", 1, request, build)
+        body, nonce, _ = pagecache.shared_page("author", 1, request, build)
         assert pagecache.slots_fill(body, nonce, {"account": "NAV"}).endswith("NAV")
     assert len(built) == 3  # kept only once it no longer asked for the token
