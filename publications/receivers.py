@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
@@ -16,12 +14,15 @@ from publications.signals import authors_changed
 def queue_similarities(sender, author_ids: list[int], **kwargs) -> None:
     """New or changed works need their matches, and older works may now match them.
 
-    The signal is sent once the batch has committed, so the task reads what it wrote.
+    The signal is sent once the batch has committed, so the run reads what it
+    wrote. The request waits in the backlog: one run takes every batch's.
     """
     from publications import tasks
+    from publications.similarity_backlog import backlog_ask
 
     if author_ids:
-        tasks.compute_similarities.delay(author_ids=list(author_ids), asked_at=time.time())
+        backlog_ask(author_ids=author_ids)
+        tasks.similarities_catch_up.delay()
 
 
 @receiver(authors_changed, dispatch_uid="publications.pages_after_import")

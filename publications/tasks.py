@@ -122,3 +122,24 @@ def compute_similarities(
             work_ids=work_ids, author_ids=author_ids, asked_at=asked_at
         )
         return str(outcome)
+
+
+@shared_task(
+    name="publications.tasks.similarities_catch_up",
+    bind=True,
+    max_retries=60,
+    soft_time_limit=3 * 3600,
+    time_limit=3 * 3600 + 300,
+)
+def similarities_catch_up(self) -> str:
+    """Bring up to date the matches of everything asked for so far, in one run.
+
+    Runs take turns with ``compute_similarities``; a run that finds nothing asked
+    (an earlier one took it) ends at once.
+    """
+    from publications import similarity
+
+    with run_once(self, SIMILARITY_LOCK, timeout=3 * 3600 + 300) as ours:
+        if not ours:
+            raise self.retry(countdown=30)
+        return str(similarity.similarities_catch_up())

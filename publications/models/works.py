@@ -6,6 +6,7 @@ from django.contrib.postgres.search import SearchVectorField
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.text import slugify
 
 from publications import text as bounds
@@ -340,3 +341,19 @@ class WorkSimilarity(models.Model):
 
     def __str__(self) -> str:
         return f"{self.work_id} ~ {self.similar_id} ({self.score:.2f})"
+
+
+class SimilarityRequest(models.Model):
+    """Works and authors whose matches the next similarity run is to bring up to date.
+
+    An import batch or a curation asks with one row; a run takes every row asked
+    so far and removes them once it has written their matches, so the batches of
+    a large import share runs instead of each reading the whole corpus.
+    """
+
+    work_ids = JSONField(default=list)
+    author_ids = JSONField(default=list)
+    asked_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return f"{len(self.work_ids)} works, {len(self.author_ids)} authors at {self.asked_at}"

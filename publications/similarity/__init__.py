@@ -44,6 +44,7 @@ from publications.similarity.scoring import MIN_SCORE, NEIGHBOURS, WEIGHTS, cita
 from publications.similarity.services import (
     Outcome,
     authors_of_works,
+    similarities_catch_up,
     similarities_compute_all,
     similarities_refresh,
     similarities_update,
@@ -60,6 +61,7 @@ __all__ = [
     "chunk_size",
     "citation_weight",
     "load_corpus",
+    "similarities_catch_up",
     "similarities_compute_all",
     "similarities_refresh",
     "similarities_update",

@@ -38,6 +38,7 @@ from publications.similarity.storing import (
     _write_priors,
     analyse_lists,
 )
+from publications.similarity_backlog import backlog_covered, backlog_done, backlog_take
 
 logger = logging.getLogger("publications")
 
@@ -241,9 +242,22 @@ def similarities_refresh(
             return Outcome(works=0)
         cache.set(FULL_BUILD_STARTED, started, None)
         outcome = similarities_compute_all(corpus=corpus)
+        backlog_covered(started)
     else:
         outcome = similarities_update(work_ids=wanted, corpus=corpus)
     if outcome.priors_changed:
         metrics.author_novelty_refresh(author_ids=authors_of_works(outcome.priors_changed))
     logger.info("similarities: %s", outcome)
+    return outcome
+
+
+def similarities_catch_up() -> Outcome:
+    """Bring up to date, in one refresh, everything asked for so far (``similarity_backlog``)."""
+    taken = backlog_take()
+    if taken is None:
+        return Outcome(works=0)
+    outcome = similarities_refresh(
+        work_ids=taken.work_ids, author_ids=taken.author_ids, asked_at=taken.asked_at
+    )
+    backlog_done(taken)
     return outcome
