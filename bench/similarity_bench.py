@@ -17,7 +17,12 @@ Then, in this process, it measures:
 - (c) the peak memory (resident set) of the process during (a) and (b);
 - (d) recall@5 of the lists against the exact all-pairs answer on a random
   sample of ``--sample`` works (both computed in memory on that sub-corpus), and
-  on ``--queries`` works of the whole corpus against every work.
+  on ``--queries`` works of the whole corpus against every work;
+- (e) ``--batches`` import batches of 100 new works each, queued behind a busy
+  worker, side by side: a refresh per batch, in turn (as when each batch's task
+  carried its own works), and the one catch-up run that takes them all.
+
+    .venv/bin/python bench/similarity_bench.py --works 100000 --only-batches --batches 10
 """
 
 from __future__ import annotations
@@ -176,8 +181,11 @@ def measure(args) -> None:
     from publications import similarity
 
     print(f"Similarity benchmark on {database_url(args)}")
-    if args.only_update:
-        update()
+    if args.only_update or args.only_batches:
+        if args.only_update:
+            update()
+        if args.only_batches:
+            batches(args.batches)
         return
     corpus, load_s = timed("(a) load the corpus", similarity.load_corpus)
     n = len(corpus)
@@ -222,6 +230,45 @@ def update() -> None:
         print(f"(b) incremental update, 100 new works: {update_s:.1f} s")
     finally:
         Work.objects.filter(id__in=added).delete()
+
+
+def batches(count: int) -> None:
+    """(e): ``count`` batches of 100 new works: a refresh each, then one catch-up for all."""
+    from publications import similarity
+    from publications.models import SimilarityRequest, Work
+    from publications.similarity_backlog import backlog_ask
+
+    left, _ = SimilarityRequest.objects.all().delete()
+    if left:  # e.g. asked by the import that built the database: not part of the measure
+        print(f"    ({left} requests left from before were dropped)")
+    added = []
+    try:
+        started = time.perf_counter()
+        for _ in range(count):
+            batch = new_works(100)
+            added += batch
+            similarity.similarities_refresh(work_ids=batch)
+        each_s = time.perf_counter() - started
+        Work.objects.filter(id__in=added).delete()
+        added = []
+        started = time.perf_counter()
+        for _ in range(count):
+            batch = new_works(100)
+            added += batch
+            backlog_ask(work_ids=batch)
+        outcome = similarity.similarities_catch_up()
+        caught_s = time.perf_counter() - started
+    finally:
+        Work.objects.filter(id__in=added).delete()
+    print(f"(e) {count} batches of 100 new works ({outcome.works} compared by the catch-up):")
+    works = count * 100
+    print(
+        f"    a refresh per batch, in turn: {each_s:.1f} s ({each_s / works * 1000:.0f} ms a work)"
+    )
+    print(
+        f"    one catch-up run for all:    {caught_s:.1f} s"
+        f" ({caught_s / works * 1000:.0f} ms a work), {each_s / caught_s:.1f}x less"
+    )
 
 
 def recall(corpus, args) -> None:
@@ -273,6 +320,8 @@ def main() -> None:
     parser.add_argument(
         "--only-update", action="store_true", help="measure (b) only, on lists already built"
     )
+    parser.add_argument("--only-batches", action="store_true", help="measure (e) only")
+    parser.add_argument("--batches", type=int, default=10, help="import batches for (e)")
     args = parser.parse_args()
     if args.build:
         build(args)

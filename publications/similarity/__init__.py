@@ -25,7 +25,10 @@ each work up to 180 candidates, and the candidates are scored exactly
 run costs about n log n. An update for a batch of new works reads the corpus and
 compares the new works with every work in one sparse product; the lists they
 enter are merged from what is stored, not searched again. Reading the corpus
-stays linear in its size (keeping it between runs would remove that). Stored
+stays linear in its size (keeping it between runs would remove that); imports
+and curation ask through a backlog (``publications.similarity_backlog``) and one
+run (``similarities_catch_up``) takes every request made before it, so the
+batches of a large import share that cost instead of paying it once each. Stored
 scores of pairs an update does not touch keep the term weights of their day; a
 weekly full build rebases them. Memory is the corpus's sparse rows (twice: by
 work and by column) plus one dense vector per work. Prior similarity is read

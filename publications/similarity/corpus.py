@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import date
@@ -31,6 +32,7 @@ class Corpus:
     has_text: np.ndarray  # the work has words to compare (its row may still be all zero)
     has_abstract: np.ndarray
     prior: np.ndarray  # stored prior similarity, NaN when unknown
+    read_at: float = 0.0  # when reading began (a time.time()): later changes are not in it
     topic_names: dict[int, str] = field(default_factory=dict)
     topic_frequency: dict[int, int] = field(default_factory=dict)
     references: sparse.csr_matrix | None = None  # works x cited OpenAlex ids, 0/1
@@ -157,6 +159,7 @@ class _WorkFacts:
 
 def load_corpus() -> Corpus:
     """Read every visible work's text, dates, topics and authors (a fixed number of queries)."""
+    read_at = time.time()
     facts = _WorkFacts()
     vectors = _vectorise(facts.documents())
     n = len(facts.ids)
@@ -173,6 +176,7 @@ def load_corpus() -> Corpus:
     frequency = np.asarray(topics.sum(axis=0)).ravel()
     references, citers = _citation_incidence(ids)
     return Corpus(
+        read_at=read_at,
         references=references,
         citers=citers,
         ids=ids,

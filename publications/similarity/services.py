@@ -74,6 +74,8 @@ def similarities_compute_all(*, corpus: Corpus | None = None, progress=None) -> 
         Q(work__merged_into__isnull=False) | Q(similar__merged_into__isnull=False)
     ).delete()
     analyse_lists()
+    if corpus.read_at:
+        backlog_covered(corpus.read_at)  # every change asked for before the reading is in
     return outcome
 
 
@@ -242,7 +244,6 @@ def similarities_refresh(
             return Outcome(works=0)
         cache.set(FULL_BUILD_STARTED, started, None)
         outcome = similarities_compute_all(corpus=corpus)
-        backlog_covered(started)
     else:
         outcome = similarities_update(work_ids=wanted, corpus=corpus)
     if outcome.priors_changed:

@@ -83,8 +83,10 @@ def test_two_batches_queued_behind_a_busy_worker_get_their_matches_in_one_run(mo
     assert tasks.similarities_catch_up.apply().result.startswith("0 works")  # the second
 
 
-def test_a_full_build_covers_the_requests_made_before_it():
+def test_a_full_build_covers_the_requests_made_before_it_read_the_corpus():
     WorkFactory.create_batch(3)
     backlog_ask(author_ids=[1])
-    similarity.similarities_refresh()
-    assert not SimilarityRequest.objects.exists()
+    corpus = similarity.load_corpus()
+    backlog_ask(author_ids=[2])  # after the reading: not in this build
+    similarity.similarities_compute_all(corpus=corpus)
+    assert list(SimilarityRequest.objects.values_list("author_ids", flat=True)) == [[2]]
