@@ -23,8 +23,10 @@ the works it shares the most rare words and links with (``neighbours``) give
 each work up to 180 candidates, and the candidates are scored exactly
 (``candidates``), so the scores and reasons shown are those of the pair. A full
 run costs about n log n. An update for a batch of new works reads the corpus and
-compares the new works with every work in one sparse product; the lists they
-enter are merged from what is stored, not searched again. Reading the corpus
+takes each new work's candidates from the rare words and links it shares, at the
+same cost per work whatever the corpus's size (below 20,000 works it compares
+them with every work instead); the lists they enter are merged from what is
+stored, not searched again. Reading the corpus
 stays linear in its size (keeping it between runs would remove that); imports
 and curation ask through a backlog (``publications.similarity_backlog``) and one
 run (``similarities_catch_up``) takes every request made before it, so the

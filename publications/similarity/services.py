@@ -98,7 +98,7 @@ def similarities_update(*, work_ids: Iterable[int], corpus: Corpus | None = None
     if not len(targets):
         return outcome
     target_set = set(targets.tolist())
-    neighbours = neighbours_for(corpus, len(targets), graph=False)
+    neighbours = neighbours_for(corpus, len(targets))
     offers: dict[int, list[Match]] = {}  # other row -> matches with targets, from its side
     for scores in score_candidates(corpus, targets, neighbours):
         outcome.links += _store_chunk(corpus, scores, outcome)

@@ -133,3 +133,20 @@ def test_a_column_shared_by_too_many_works_proposes_no_candidates(monkeypatch):
     assert rare.tolist() == [[0, 1, 0], [0, 0, 1], [0, 1, 0], [0, 0, 1]]
     best = neighbours._best_columns(sparse.csr_matrix(rare @ rare.T), 2)
     assert sorted(best[0].tolist()) == [0, 2]  # what row 0 shares a rare column with
+
+
+def test_an_update_on_a_large_corpus_finds_the_exact_matches_from_shared_columns(monkeypatch):
+    monkeypatch.setattr(neighbours, "INDEX_FROM", 1000)  # this corpus counts as large
+    corpus = generated_corpus()
+    wanted, _ = exact_answer(corpus)
+    rows = np.arange(0, len(corpus), 11)  # the works of an update
+    found = neighbours.neighbours_for(corpus, len(rows))
+    assert isinstance(found, neighbours.SparseNeighbours)
+    assert found.of(rows).shape[1] <= 2 * neighbours.CANDIDATES  # never the whole corpus
+    hits = total = 0
+    for scores in candidates.score_candidates(corpus, rows, found):
+        for i, row in enumerate(scores.rows.tolist()):
+            got = {m.similar_row for m in candidates.best_among(scores, i)}
+            expected = {other for other, _ in wanted[row]}
+            hits, total = hits + len(got & expected), total + len(expected)
+    assert hits / total >= 0.95
