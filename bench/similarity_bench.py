@@ -273,6 +273,17 @@ def batches(count: int) -> None:
     )
 
 
+def recall_report(label: str, exact, corpus, rows, make_neighbours) -> None:
+    """Time the approximate lists of ``rows`` and print their recall@5 against ``exact``."""
+    approx, _ = timed(
+        f"(d) approximate top-5, {label}",
+        lambda: approximate_lists(corpus, rows, make_neighbours(corpus)),
+    )
+    share, priors = compare(exact, approx)
+    print(f"(d) recall@5, {label}: {share:.3f}   target >= {TARGETS['recall']}")
+    print(f"    prior similarity within 0.01 of exact: {priors:.3f}")
+
+
 def recall(corpus, args) -> None:
     import numpy as np
 
@@ -287,33 +298,16 @@ def recall(corpus, args) -> None:
         exact, _ = timed(
             f"(d) exact top-5 on a {len(small)} sample", lambda: exact_lists(small, rows)
         )
-        approx, _ = timed(
-            f"(d) approximate top-5 on the {len(small)} sample",
-            lambda: approximate_lists(small, rows, Neighbours(small)),
-        )
-        share, priors = compare(exact, approx)
-        print(f"(d) recall@5 on {len(small)} works: {share:.3f}   target >= {TARGETS['recall']}")
-        print(f"    prior similarity within 0.01 of exact: {priors:.3f}")
+        recall_report(f"{len(small)} sampled works", exact, small, rows, Neighbours)
     if not args.queries:
         return
     queries = np.sort(rng.choice(n, min(args.queries, n), replace=False))
     exact, _ = timed(
         f"(d) exact top-5 of {len(queries)} works", lambda: exact_lists(corpus, queries)
     )
-    approx, _ = timed(
-        f"(d) approximate top-5 of {len(queries)} works",
-        lambda: approximate_lists(corpus, queries, Neighbours(corpus)),
-    )
-    share, priors = compare(exact, approx)
-    print(f"(d) recall@5, {len(queries)} works of all {n}: {share:.3f}   target >= 0.9")
-    print(f"    prior similarity within 0.01 of exact: {priors:.3f}")
-    approx, _ = timed(
-        f"(d) an update's candidates (shared columns) for the same {len(queries)} works",
-        lambda: approximate_lists(corpus, queries, SparseNeighbours(corpus)),
-    )
-    share, priors = compare(exact, approx)
-    print(f"(d) recall@5 of an update, {len(queries)} works of all {n}: {share:.3f}")
-    print(f"    prior similarity within 0.01 of exact: {priors:.3f}")
+    label = f"{len(queries)} works of all {n}"
+    recall_report(f"{label}, a full build's candidates", exact, corpus, queries, Neighbours)
+    recall_report(f"{label}, an update's candidates", exact, corpus, queries, SparseNeighbours)
 
 
 def main() -> None:

@@ -131,39 +131,39 @@ def test_a_renamed_coauthor_shows_on_the_anonymous_researcher_page():
     assert "M. H. F. Wilkins" in renewed(author.get_absolute_url())
 
 
-def test_a_renamed_venue_shows_on_work_and_researcher_pages():
+def venue_shown():
     venue = VenueFactory(name="Journal of Moons")
     work = WorkFactory(title="Measuring moons", venue=venue)
     author = AuthorFactory()
     AuthorshipFactory(work=work, author=author)
-    for page in (work.get_absolute_url(), author.get_absolute_url()):
-        assert "Journal of Moons" in kept(page)
-    venue.name = "Journal of Natural Satellites"
-    venue.save()
-    for page in (work.get_absolute_url(), author.get_absolute_url()):
-        assert "Journal of Natural Satellites" in renewed(page)
+    return venue, [work.get_absolute_url(), author.get_absolute_url()]
 
 
-def test_a_renamed_topic_shows_on_the_work_page():
+def topic_shown():
     topic = Topic.objects.create(key="openalex:T1", name="Planetary moons", kind=Topic.Kind.TOPIC)
     work = WorkFactory(title="Measuring moons")
     WorkTopic.objects.create(work=work, topic=topic, score=0.9, is_primary=True)
-    assert "Planetary moons" in kept(work.get_absolute_url())
-    topic.name = "Natural satellites"
-    topic.save()
-    assert "Natural satellites" in renewed(work.get_absolute_url())
+    return topic, [work.get_absolute_url()]
 
 
-def test_a_renamed_or_removed_institution_shows_on_the_researcher_page():
+def institution_shown():
     institution = InstitutionFactory(name="University of Tides")
-    author = AuthorFactory(last_known_institution=institution)
-    assert "University of Tides" in kept(author.get_absolute_url())
-    institution.name = "Tidal University"
-    institution.save()
-    assert "Tidal University" in renewed(author.get_absolute_url())
-    kept(author.get_absolute_url())
-    institution.delete()
-    assert "Tidal University" not in renewed(author.get_absolute_url())
+    return institution, [AuthorFactory(last_known_institution=institution).get_absolute_url()]
+
+
+@pytest.mark.parametrize("shown", [venue_shown, topic_shown, institution_shown])
+def test_a_venue_topic_or_institution_renamed_or_removed_shows_on_the_pages_naming_it(shown):
+    entity, pages = shown()
+    for page in pages:
+        assert entity.name in kept(page)
+    entity.name = "A name given by staff"
+    entity.save()
+    for page in pages:
+        assert "A name given by staff" in renewed(page)
+        kept(page)
+    entity.delete()
+    for page in pages:
+        assert "A name given by staff" not in renewed(page)
 
 
 def test_a_page_showing_none_of_the_changes_stays_kept(pair):
