@@ -5,7 +5,8 @@ every request made before it started. Each run reads the whole corpus
 (``publications.similarity``); a large import asks once per batch, and with
 requests in task arguments each batch paid for a run of its own. A run removes
 the requests it took only once their matches are written: a run that fails
-leaves them to the next.
+leaves them to the next (the next batch's, or the weekly full build, which
+clears every request made before it read the corpus).
 """
 
 from __future__ import annotations
