@@ -109,6 +109,24 @@ def test_demo_researcher_page(live_server, page, screenshot, demo_researcher):
     screenshot("researcher-desktop")
 
 
+# Words under ``selector`` whose letters the layout spread over two lines.
+WORDS_CUT = """(selector) => {
+  const cut = [];
+  for (const root of document.querySelectorAll(selector)) {
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const word of node.data.matchAll(/\\S+/g)) {
+        const range = document.createRange();
+        range.setStart(node, word.index);
+        range.setEnd(node, word.index + word[0].length);
+        if (range.getClientRects().length > 1) cut.push(word[0]);
+      }
+    }
+  }
+  return cut;
+}"""
+
+
 def test_chart_and_phone_layout(live_server, page, screenshot, demo_researcher):
     # Give two works yearly counts, as an OpenAlex refresh would, and recompute.
     works = Work.objects.filter(authorships__author=demo_researcher).order_by("id")[:2]
@@ -142,4 +160,5 @@ def test_chart_and_phone_layout(live_server, page, screenshot, demo_researcher):
     expect(chart).to_be_visible()
     # Nothing wider than the phone: no sideways scrolling.
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    assert page.evaluate(WORDS_CUT, ".stat-grid") == []  # no figure or label broken mid-word
     screenshot("researcher-phone")
