@@ -27,6 +27,26 @@ os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
 
+# Words under ``selector`` whose letters the layout spread over two lines.
+WORDS_CUT = """(selector) => {
+  const cut = [];
+  for (const root of document.querySelectorAll(selector)) {
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (node.parentElement.getBoundingClientRect().width < 2) continue;  // visually hidden
+      for (const word of node.data.matchAll(/\\S+/g)) {
+        const range = document.createRange();
+        range.setStart(node, word.index);
+        range.setEnd(node, word.index + word[0].length);
+        if (range.getClientRects().length > 1) cut.push(word[0]);
+      }
+    }
+  }
+  return cut;
+}"""
+# The labels the site writes itself (imported words of any length may wrap anywhere).
+OWN_LABELS = "th, .stat dt, .stat dd, button, .button, .tag, .badge"
+
 
 def pytest_collection_modifyitems(config, items):
     if Path(CHROMIUM).exists():

@@ -4,7 +4,9 @@ axe-core (npm, injected into each page) runs on every main page at desktop and
 390-pixel phone width. It files a text it cannot measure, or one at 1:1, under
 "incomplete" rather than "violations", so both lists are read: no violation, and
 no colour-contrast item left to review (except text drawn over SVG shapes, which
-axe cannot measure, unless it found 1:1 there). Screenshots go to artifacts/screenshots/.
+axe cannot measure, unless it found 1:1 there). No word of a label the site writes
+itself (table headings, figures, buttons, tags) is cut mid-word either. Screenshots
+go to artifacts/screenshots/.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from django.test import Client
 from playwright.sync_api import expect
 
 from tests.config.main_pages import main_pages
-from tests.e2e.conftest import SCREENSHOTS
+from tests.e2e.conftest import OWN_LABELS, SCREENSHOTS, WORDS_CUT
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -95,6 +97,8 @@ def test_main_pages_have_no_axe_finding_at_desktop_and_phone_width(
             ]
             if found["violations"] or unreadable:
                 problems[f"{name} ({label})"] = found["violations"] + unreadable
+            if cut := page.evaluate(WORDS_CUT, OWN_LABELS):
+                problems[f"{name} ({label}): words of our own labels cut mid-word"] = cut
             page.close()
         for context in contexts.values():
             context.close()

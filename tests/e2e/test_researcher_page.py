@@ -6,7 +6,7 @@ from playwright.sync_api import expect
 
 from publications.metrics import author_metrics_refresh
 from publications.models import Author, Work
-from tests.e2e.conftest import SCREENSHOTS
+from tests.e2e.conftest import SCREENSHOTS, WORDS_CUT
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -107,24 +107,6 @@ def test_demo_researcher_page(live_server, page, screenshot, demo_researcher):
     # No yearly counts in the demo: the chart says so rather than drawing zeros.
     expect(page.get_by_text("No yearly citation counts have been imported")).to_be_visible()
     screenshot("researcher-desktop")
-
-
-# Words under ``selector`` whose letters the layout spread over two lines.
-WORDS_CUT = """(selector) => {
-  const cut = [];
-  for (const root of document.querySelectorAll(selector)) {
-    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
-    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-      for (const word of node.data.matchAll(/\\S+/g)) {
-        const range = document.createRange();
-        range.setStart(node, word.index);
-        range.setEnd(node, word.index + word[0].length);
-        if (range.getClientRects().length > 1) cut.push(word[0]);
-      }
-    }
-  }
-  return cut;
-}"""
 
 
 def test_chart_and_phone_layout(live_server, page, screenshot, demo_researcher):
