@@ -123,8 +123,9 @@ def works_changed(work_ids: Iterable[int]) -> None:
 
 
 def versions_current(records: Iterable[Record]) -> dict[str, str]:
-    """The page versions of ``records``, giving one to those that have none yet."""
-    keys = [_version_key(kind, pk) for kind, pk in records]
+    """The page versions of ``records`` and ``NAMES`` (any page may show a name),
+    giving one to those that have none yet."""
+    keys = list(dict.fromkeys(_version_key(kind, pk) for kind, pk in [NAMES, *records]))
     found = cache.get_many(keys)
     missing = {key: uuid.uuid4().hex[:12] for key in keys if key not in found}
     if missing:
@@ -213,11 +214,11 @@ def answer_shows(response: HttpResponse, versions: dict[str, str] | None) -> Htt
     return response
 
 
-def anonymous_page(kind: str, depends_on: Callable[[int], Iterable[Record]] | None = None):
+def anonymous_page(kind: str):
     """Serve a record page (a view taking ``pk``) from the cache to anonymous visitors.
 
-    ``depends_on(pk)`` names other records the page shows, whose changes make it
-    stale too; a view may also name them on its answer (``answer_shows``).
+    The view names the other records the page shows, whose changes make it stale
+    too, on its answer (``answer_shows``).
     """
 
     def decorator(view):
@@ -229,8 +230,7 @@ def anonymous_page(kind: str, depends_on: Callable[[int], Iterable[Record]] | No
             entry = cache.get(key)
             if _fresh(entry):
                 return _answer(entry)
-            records = [(kind, pk), NAMES, *(depends_on(pk) if depends_on else ())]
-            versions = versions_current(records)  # read before the page is rendered
+            versions = versions_current([(kind, pk)])  # read before the page is rendered
             response = view(request, pk, *args, **kwargs)
             if cacheable_response(request, response):
                 versions |= getattr(response, SHOWN, {})
@@ -273,7 +273,7 @@ def _bylines_of(ids: list[int]) -> dict[int, list[Record]]:
 def _kept_entries(ids: list[int], author_id: int, pinned: bool) -> str | None:
     """The entries of the works ``ids`` when the cache holds every one, else None."""
     records = _bylines_of(ids)
-    versions = versions_current({NAMES, *(record for rs in records.values() for record in rs)})
+    versions = versions_current({record for rs in records.values() for record in rs})
     keys = [_fragment_key(pk, records[pk], versions, author_id, pinned) for pk in ids]
     found = cache.get_many(keys)
     return "".join(found[key] for key in keys) if len(found) == len(keys) else None
@@ -302,7 +302,7 @@ def work_items_render(works, *, page_author=None, pinned: bool = False) -> SafeS
 
     if not settings.PAGE_CACHE or not works:
         return mark_safe("".join(render(work) for work in works))  # noqa: S308 - escaped by the template
-    versions = versions_current(work_records(works) | {NAMES})
+    versions = versions_current(work_records(works))
     keys = [_fragment_key(w.pk, _entry_records(w), versions, author_id, pinned) for w in works]
     found = cache.get_many(keys)
     missing = {key: render(work) for key, work in zip(keys, works, strict=True) if key not in found}
@@ -382,8 +382,8 @@ def shared_page(kind: str, pk: int, request: HttpRequest, build: SharedBuild) ->
 
     ``build(visitor, slots)`` renders it for an anonymous ``visitor`` and returns the
     body with the page versions of every record it shows, each read before the
-    rows it shows. Kept under those versions (and ``NAMES``), for the page's
-    address and day; a body that used a session or a CSRF token is not kept.
+    rows it shows (``versions_current`` adds ``NAMES``). Kept under those versions,
+    for the page's address and day; a body that used a session or a CSRF token is not kept.
     """
     key = f"shared:{page_key(kind, pk, request)}"
     if settings.PAGE_CACHE:
@@ -391,9 +391,7 @@ def shared_page(kind: str, pk: int, request: HttpRequest, build: SharedBuild) ->
         if _fresh(entry):
             return SharedPage(entry["body"], entry["nonce"], entry["versions"])
     slots, visitor = Slots(), _as_anyone(request)
-    names = versions_current([NAMES]) if settings.PAGE_CACHE else {}
-    body, versions = build(visitor, slots)
-    versions = names | versions
+    body, versions = build(visitor, slots)  # read NAMES with the page's other versions
     if settings.PAGE_CACHE and _nothing_personal(visitor):
         cache.set(key, {"versions": versions, "body": body, "nonce": slots.nonce}, PAGE_TIMEOUT)
     return SharedPage(body, slots.nonce, versions)
