@@ -23,7 +23,6 @@ class Taken:
     """The requests one run took: everything up to ``last`` (a primary key)."""
 
     last: int
-    asked_at: float  # when the latest of them was made (a time.time())
     work_ids: set[int] = field(default_factory=set)
     author_ids: set[int] = field(default_factory=set)
 
@@ -37,13 +36,11 @@ def backlog_ask(*, work_ids: Iterable[int] = (), author_ids: Iterable[int] = ())
 
 def backlog_take() -> Taken | None:
     """Every request made so far (None when there is none); removed by ``backlog_done``."""
-    rows = SimilarityRequest.objects.order_by("pk").values_list(
-        "pk", "work_ids", "author_ids", "asked_at"
-    )
+    rows = SimilarityRequest.objects.order_by("pk").values_list("pk", "work_ids", "author_ids")
     taken = None
-    for pk, work_ids, author_ids, asked_at in rows.iterator(chunk_size=1000):
-        taken = taken or Taken(last=pk, asked_at=asked_at.timestamp())
-        taken.last, taken.asked_at = pk, max(taken.asked_at, asked_at.timestamp())
+    for pk, work_ids, author_ids in rows.iterator(chunk_size=1000):
+        taken = taken or Taken(last=pk)
+        taken.last = pk
         taken.work_ids.update(work_ids)
         taken.author_ids.update(author_ids)
     return taken

@@ -121,14 +121,14 @@ def compute_similarities(
     author_ids: list[int] | None = None,
     asked_at: float | None = None,
 ) -> str:
-    """Recompute "More like this", prior similarity and Novelty (all works when no ids)."""
+    """Recompute "More like this", prior similarity and Novelty (all works when no ids).
+
+    ``asked_at`` is taken, and not used, for messages queued by earlier versions.
+    """
     from publications import similarity
 
     return _similarity_run(
-        self,
-        lambda: similarity.similarities_refresh(
-            work_ids=work_ids, author_ids=author_ids, asked_at=asked_at
-        ),
+        self, lambda: similarity.similarities_refresh(work_ids=work_ids, author_ids=author_ids)
     )
 
 

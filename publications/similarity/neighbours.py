@@ -258,7 +258,6 @@ def neighbours_for(corpus: Corpus, rows: int):
     each new work's candidates (for lists it may enter), so it keeps ``CANDIDATES``.
     """
     full = rows >= len(corpus)
-    if len(corpus) < INDEX_FROM:
-        # k for a full build: room for ties at the last place
-        return ExactNeighbours(corpus, k=4 * NEIGHBOURS) if full else ExactNeighbours(corpus)
+    if len(corpus) < INDEX_FROM:  # a full build's k: room for ties at the last place
+        return ExactNeighbours(corpus, k=4 * NEIGHBOURS if full else CANDIDATES)
     return Neighbours(corpus) if full else SparseNeighbours(corpus)

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Iterable
 from dataclasses import replace
 
 import numpy as np
-from django.core.cache import cache
 from django.db.models import Q
 
 from publications.models import Authorship, Work, WorkSimilarity
@@ -46,8 +44,6 @@ logger = logging.getLogger("publications")
 FULL_RUN_SHARE = 0.25
 # Stored lists read and written at once when new works enter them.
 MERGE_ROWS = 2_000
-# When the last full build started (a time.time() in the shared cache).
-FULL_BUILD_STARTED = "publications:similarities:full-build-started"
 
 
 def similarities_compute_all(*, corpus: Corpus | None = None, progress=None) -> Outcome:
@@ -219,30 +215,21 @@ def similarities_refresh(
     *,
     work_ids: Iterable[int] | None = None,
     author_ids: Iterable[int] | None = None,
-    asked_at: float | None = None,
 ) -> Outcome:
     """Bring matches, prior similarities and Novelty up to date.
 
     With neither argument the whole corpus is recomputed; otherwise the given
     works and the works of the given authors (see ``similarities_update``).
-    A refresh that needs a full build is skipped when a full build started
-    after it was asked for (``asked_at``, after the change was committed): that
-    build read the change already. An import queues one refresh per batch, so
-    this keeps a worker from rebuilding everything once per batch.
+    Imports ask through the backlog (``similarities_catch_up``): a full build
+    clears what was asked before it read the corpus, so no later run repeats it.
     """
     from publications import metrics
 
-    started = time.time()
     corpus = load_corpus()
     wanted = None
     if work_ids is not None or author_ids is not None:
         wanted = set(work_ids or []) | set(works_of_authors(author_ids or []))
     if wanted is None or len(wanted) > FULL_RUN_SHARE * len(corpus):
-        last_full = cache.get(FULL_BUILD_STARTED)
-        if asked_at is not None and last_full is not None and last_full > asked_at:
-            logger.info("similarities: covered by a full build started after this was asked")
-            return Outcome(works=0)
-        cache.set(FULL_BUILD_STARTED, started, None)
         outcome = similarities_compute_all(corpus=corpus)
     else:
         outcome = similarities_update(work_ids=wanted, corpus=corpus)
@@ -257,8 +244,6 @@ def similarities_catch_up() -> Outcome:
     taken = backlog_take()
     if taken is None:
         return Outcome(works=0)
-    outcome = similarities_refresh(
-        work_ids=taken.work_ids, author_ids=taken.author_ids, asked_at=taken.asked_at
-    )
+    outcome = similarities_refresh(work_ids=taken.work_ids, author_ids=taken.author_ids)
     backlog_done(taken)
     return outcome

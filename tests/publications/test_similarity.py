@@ -293,17 +293,6 @@ def test_the_demo_data_ends_up_with_matches(django_capture_on_commit_callbacks):
     assert AuthorMetrics.objects.filter(novelty__isnull=False).exists()
 
 
-def test_a_full_refresh_asked_before_the_last_full_build_is_skipped(corpus):
-    import time
-
-    asked = time.time()
-    first = similarity.similarities_refresh(asked_at=asked)  # a full build, started after
-    assert first.works > 0
-    assert similarity.similarities_refresh(asked_at=asked).works == 0  # covered by it
-    assert similarity.similarities_refresh(asked_at=time.time()).works > 0  # asked later
-    assert similarity.similarities_refresh().works > 0  # no time given: always runs
-
-
 def test_a_weekly_full_build_rebases_what_updates_leave():
     from config.celery import app as celery_app
 

@@ -17,7 +17,7 @@ def refreshes(monkeypatch):
     """The refreshes a catch-up runs, each as (work ids, author ids), without running them."""
     calls = []
 
-    def refresh(*, work_ids=None, author_ids=None, asked_at=None):
+    def refresh(*, work_ids=None, author_ids=None):
         calls.append((set(work_ids), set(author_ids)))
         return similarity.Outcome(works=len(work_ids) + len(author_ids))
 
