@@ -1,8 +1,13 @@
 """Rate-limited requests answer 429: a page for people, the error shape under /api/."""
 
+from types import SimpleNamespace
+
+import django_ratelimit.core
 import pytest
 
 from config.ratelimits import wait_phrase
+
+PINNED_CLOCK = 1_800_000_000
 
 pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.config.ratelimit_urls")]
 
@@ -14,6 +19,17 @@ def test_a_page_past_its_limit_answers_429_with_a_page(client):
     assert response.status_code == 429
     assert 1 <= int(response["Retry-After"]) <= 60
     assert "Too many requests" in response.content.decode()
+
+
+@pytest.fixture(autouse=True)
+def pinned_clock(monkeypatch):
+    """Hold the limits' clock still, so no window ends between a test's requests.
+
+    django-ratelimit staggers each key's windows by a hash of the key, so the wait
+    a 429 names depends on the clock: at this one, the test client's hourly window
+    has about half an hour to run, and every run sees the same wait.
+    """
+    monkeypatch.setattr(django_ratelimit.core, "time", SimpleNamespace(time=lambda: PINNED_CLOCK))
 
 
 def test_the_429_page_says_when_an_hourly_limit_lifts(client):
