@@ -207,11 +207,17 @@ _SITE_NOTICE = re.compile(
     r"|(?:your|the) (?:browser|experience))\b",
     re.IGNORECASE,
 )
-_BOILERPLATE = re.compile(
-    r"^(?:\u00a9|\(c\)|copyright\b)|\ball rights reserved\b"
-    r"|\bthis article is protected by copyright\b|\bpublished by elsevier\b"
-    r"|\benable javascript\b|\bjavascript is (?:disabled|required)\b"
-    r"|^(?:access through your institution|get full access|sign in|log in)\b",
+# Two patterns, not one alternation: what may only open a sentence is matched at
+# its start, the rest searched for; one pattern mixing "^" and "\b" alternatives
+# is tried at every position and cost four times as much on each sentence.
+_BOILERPLATE_START = re.compile(
+    r"\u00a9|\(c\)|copyright\b"
+    r"|(?:access through your institution|get full access|sign in|log in)\b",
+    re.IGNORECASE,
+)
+_BOILERPLATE_ANYWHERE = re.compile(
+    r"\b(?:all rights reserved|this article is protected by copyright|published by elsevier"
+    r"|enable javascript|javascript is (?:disabled|required))\b",
     re.IGNORECASE,
 )
 
@@ -219,7 +225,7 @@ _BOILERPLATE = re.compile(
 def _is_boilerplate(sentence: str) -> bool:
     if _COOKIE.search(sentence) and _SITE_NOTICE.search(sentence):
         return True
-    return bool(_BOILERPLATE.search(sentence))
+    return bool(_BOILERPLATE_START.match(sentence) or _BOILERPLATE_ANYWHERE.search(sentence))
 
 
 def without_boilerplate(text: str) -> str:
@@ -232,15 +238,20 @@ def without_boilerplate(text: str) -> str:
 
 
 def _trim_paragraphs(paragraphs: list[str]) -> list[str]:
-    while paragraphs and not _trimmed(paragraphs[0], from_start=True):
+    """Drop boilerplate sentences from the front of the first paragraph that keeps
+    any, and from the back of the last; paragraphs left empty go with them."""
+    while paragraphs:
+        first = _trimmed(paragraphs[0], from_start=True)
+        if first:
+            paragraphs[0] = first
+            break
         paragraphs.pop(0)
-    while paragraphs and not _trimmed(paragraphs[-1], from_start=False):
+    while paragraphs:
+        last = _trimmed(paragraphs[-1], from_start=False)
+        if last:
+            paragraphs[-1] = last
+            break
         paragraphs.pop()
-    if len(paragraphs) == 1:
-        return [_trimmed(_trimmed(paragraphs[0], from_start=True), from_start=False)]
-    if paragraphs:
-        paragraphs[0] = _trimmed(paragraphs[0], from_start=True)
-        paragraphs[-1] = _trimmed(paragraphs[-1], from_start=False)
     return paragraphs
 
 
