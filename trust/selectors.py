@@ -19,7 +19,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 
 from profiles.models import Claim, Follow, Report
-from publications.models import Author, AuthorInstitution, Authorship
+from publications.models import Author, AuthorInstitution, Authorship, Source, SourceRecord
 from trust import scoring, weights
 from trust.models import TrustScore, TrustScoreHistory
 
@@ -99,12 +99,14 @@ def _authors(ids: list[int]) -> dict[int, _Facts]:
     return {row["id"]: _Facts(row) for row in rows}
 
 
+def _recorded_by(source: str) -> Exists:
+    return Exists(SourceRecord.objects.filter(work_id=OuterRef("work_id"), source=source))
+
+
 def _works(ids: list[int], this_year: int) -> Iterable[dict]:
-    both_sources = (
-        Q(work__openalex_id__isnull=False, work__arxiv_id__isnull=False)
-        & ~Q(work__openalex_id="")
-        & ~Q(work__arxiv_id="")
-    )
+    # Listed by both means a record from each source was imported for the work: an
+    # arXiv id alone may come from OpenAlex (its DataCite DOI), which proves nothing.
+    both_sources = _recorded_by(Source.OPENALEX) & _recorded_by(Source.ARXIV)
     return (
         Authorship.objects.of_visible_works()
         .filter(author_id__in=ids)

@@ -8,7 +8,7 @@ from django.utils import timezone
 from profiles.claims import services as claims
 from profiles.models import Claim, Follow, Report
 from profiles.signals import claim_changed, follow_changed, report_upheld
-from publications.models import Author, AuthorInstitution, Work
+from publications.models import Author, AuthorInstitution, SourceRecord, Work
 from publications.signals import authors_changed
 from tests.factories import (
     AuthorFactory,
@@ -68,6 +68,20 @@ def test_signals_read_every_kind_of_evidence():
     work = author.works.order_by("pk").first()
     Work.objects.filter(pk=work.pk).update(
         arxiv_id="2101.00001", openalex_id="W1", is_retracted=True
+    )
+    for source, external_id in (("openalex", "W1"), ("arxiv", "2101.00001")):
+        SourceRecord.objects.create(
+            source=source, external_id=external_id, payload={}, fetched_at=timezone.now(), work=work
+        )
+    # An arXiv id OpenAlex gave (from the DataCite DOI) is not arXiv listing the work.
+    only_openalex = author.works.exclude(pk=work.pk).order_by("pk").first()
+    Work.objects.filter(pk=only_openalex.pk).update(arxiv_id="2101.00002", openalex_id="W2")
+    SourceRecord.objects.create(
+        source="openalex",
+        external_id="W2",
+        payload={},
+        fetched_at=timezone.now(),
+        work=only_openalex,
     )
     this_year = timezone.now().year
     recent = WorkFactory(publication_year=this_year, cited_by_count=None)
