@@ -246,11 +246,19 @@ def _names(coauthors: dict[int, Coauthors]) -> dict[int, str]:
 
 
 def _primary_category(works: list[WorkFacts]) -> str:
+    """The arXiv category of most works, else the field of most works.
+
+    Ties go to the field more of the works' topics fall in, then to the name
+    that sorts first: the answer never depends on the order rows are read in.
+    """
     arxiv = Counter(w.arxiv_category for w in works if w.arxiv_category)
     if arxiv:
-        return arxiv.most_common(1)[0][0]
-    fields = Counter(f for w in works for f in set(w.fields))
-    return fields.most_common(1)[0][0] if fields else ""
+        return min(arxiv, key=lambda category: (-arxiv[category], category))
+    by_works = Counter(f for w in works for f in set(w.fields))
+    by_topics = Counter(f for w in works for f in w.fields)
+    if not by_works:
+        return ""
+    return min(by_works, key=lambda name: (-by_works[name], -by_topics[name], name))
 
 
 def _citations_by_year(works: list[WorkFacts]) -> dict[str, int]:

@@ -158,3 +158,37 @@ def test_refresh_query_count_does_not_grow_with_authors(django_assert_max_num_qu
     with django_assert_max_num_queries(12):
         author_metrics_refresh(author_ids=[a.pk for a in authors])
     assert AuthorMetrics.objects.filter(close_collaborators_count__gte=1).count() == 30
+
+
+def _topic_in(field: Topic, key: str) -> Topic:
+    subfield = Topic.objects.create(key=f"{key}-sub", name=f"{field.name} part", kind="subfield")
+    subfield.parent = field
+    subfield.save()
+    return Topic.objects.create(key=key, name=key, kind="topic", parent=subfield)
+
+
+@pytest.mark.parametrize("written_first", ["computing", "decisions"])
+def test_primary_field_ties_go_to_the_field_more_topics_fall_in(written_first):
+    # One work, two topics in Decision Sciences and one in Computer Science: each
+    # field counts the work once, so the topics break the tie, whatever the order.
+    me = AuthorFactory()
+    computing = Topic.objects.create(key="F17", name="Computer Science", kind="field")
+    decisions = Topic.objects.create(key="F18", name="Decision Sciences", kind="field")
+    work = joint_work(me)
+    topics = {
+        "computing": [_topic_in(computing, "T1")],
+        "decisions": [_topic_in(decisions, "T2"), _topic_in(decisions, "T3")],
+    }
+    other = "decisions" if written_first == "computing" else "computing"
+    for topic in topics[written_first] + topics[other]:
+        WorkTopic.objects.create(work=work, topic=topic, source=Source.OPENALEX)
+
+    assert metrics_of(me).primary_category == "Decision Sciences"
+
+
+def test_primary_category_ties_go_to_the_name_that_sorts_first():
+    me = AuthorFactory()
+    joint_work(me, arxiv_primary_category="math.CO")
+    joint_work(me, arxiv_primary_category="cs.LG")
+
+    assert metrics_of(me).primary_category == "cs.LG"
