@@ -10,6 +10,7 @@ from publications.identifiers import normalize_name
 from publications.ingest import entities
 from publications.ingest.batch import BatchResult
 from publications.ingest.hashing import content_hash
+from publications.ingest.lookups import is_older
 from publications.ingest.rows import any_of, present_in
 from publications.models import Author, AuthorInstitution, Authorship, SourceRecord
 from publications.records import AuthorRecord, InstitutionRef
@@ -71,6 +72,7 @@ def ingest_authors(
             source=record.source, entity=SourceRecord.Entity.AUTHOR, external_id=record.external_id
         )
         row.payload, row.content_hash, row.fetched_at = payload, digest, fetched_at
+        row.source_updated_at = record.updated_at
         row.author, row.import_run = author, run
         row.save()
     if flipped:
@@ -95,6 +97,8 @@ def _changed_only(items: list[tuple[dict, AuthorRecord]], result: BatchResult) -
         digest = content_hash(payload)
         if row and row.content_hash == digest and row.author_id:
             result.unchanged += 1
+        elif row and row.author_id and is_older(record.updated_at, row.source_updated_at):
+            result.unchanged += 1  # an older version of the record held: the newer stays
         else:
             changed.append((payload, record, digest, row))
     return changed

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime
 
 from django.db import connection, models
 
@@ -26,18 +27,32 @@ class Stored:
     work_id: int | None
     author_id: int | None
     line_digest: str = ""
+    updated_at: datetime | None = None  # SourceRecord.source_updated_at
 
     @property
     def linked(self) -> bool:
         return bool(self.work_id or self.author_id)
 
+    def newer_than(self, updated_at: datetime | None) -> bool:
+        """Whether the stored record is a later version than one updated at ``updated_at``."""
+        return is_older(updated_at, self.updated_at)
+
+
+def is_older(updated_at: datetime | None, than: datetime | None) -> bool:
+    """Whether a record updated at ``updated_at`` is older than one updated at ``than``.
+
+    A record that does not say when it was updated is never taken as the older.
+    """
+    return updated_at is not None and than is not None and updated_at < than
+
 
 # OFFSET 0 keeps the subquery a per-id probe instead of letting it be joined wholesale.
 PROBE = """
-SELECT x.id, s.id, s.content_hash, s.work_id, s.author_id, s.line_digest
+SELECT x.id, s.id, s.content_hash, s.work_id, s.author_id, s.line_digest, s.source_updated_at
 FROM unnest(%s::text[]) AS x(id)
 CROSS JOIN LATERAL (
-    SELECT id, content_hash, work_id, author_id, line_digest FROM publications_sourcerecord
+    SELECT id, content_hash, work_id, author_id, line_digest, source_updated_at
+    FROM publications_sourcerecord
     WHERE source = %s AND entity = %s AND external_id = x.id
     OFFSET 0
 ) AS s
@@ -54,7 +69,15 @@ def stored_records(source: str, entity: str, external_ids: Iterable[str]) -> dic
             cursor.execute(PROBE, [array_literal(ids), source, entity])
             return {row[0]: Stored(*row[1:]) for row in cursor.fetchall()}
     rows = SourceRecord.objects.filter(any_of("external_id", ids), source=source, entity=entity)
-    fields = ("external_id", "pk", "content_hash", "work_id", "author_id", "line_digest")
+    fields = (
+        "external_id",
+        "pk",
+        "content_hash",
+        "work_id",
+        "author_id",
+        "line_digest",
+        "source_updated_at",
+    )
     return {row[0]: Stored(*row[1:]) for row in rows.values_list(*fields)}
 
 

@@ -138,6 +138,11 @@ class WorkBatch:
             if row and row.content_hash == digest and row.work_id:
                 self.result.unchanged += 1
                 continue
+            if row and row.work_id and found.newer_than(record.updated_at):
+                # An older version of a record held (an earlier snapshot imported
+                # again): what the newer one said stays, nothing changes.
+                self.result.unchanged += 1
+                continue
             text = JsonText(known.text) if known else None
             line = self.ahead.lines.get(id(payload), "")
             pending.append(IncomingWork(payload, record, digest, row, text, line_digest=line))
@@ -378,6 +383,7 @@ class WorkBatch:
                         item.work.pk,
                         run_id,
                         item.line_digest,
+                        item.record.updated_at,
                     )
                 )
                 continue
@@ -385,12 +391,22 @@ class WorkBatch:
             row.content_hash = item.digest
             row.line_digest = item.line_digest  # "" when it came another way: never skipped
             row.fetched_at = now
+            row.source_updated_at = item.record.updated_at
             row.work_id = item.work.pk
             row.import_run_id = run_id
             changed.append(row)
         insert_rows(SourceRecord, SOURCE_RECORD_FIELDS, new)
         SourceRecord.objects.bulk_update(
-            changed, ["payload", "content_hash", "line_digest", "fetched_at", "work", "import_run"]
+            changed,
+            [
+                "payload",
+                "content_hash",
+                "line_digest",
+                "fetched_at",
+                "source_updated_at",
+                "work",
+                "import_run",
+            ],
         )
 
     def _write_citations(self, pending: list[IncomingWork]) -> None:
@@ -440,6 +456,7 @@ SOURCE_RECORD_FIELDS = [
     "work",
     "import_run",
     "line_digest",
+    "source_updated_at",
 ]
 
 

@@ -59,6 +59,9 @@ class SourceRecord(models.Model):
     # The digest of the exact line of a recorded file the payload was read from ("" when
     # it came another way): a re-import finds an unchanged line without parsing it.
     line_digest = models.CharField(max_length=40, blank=True, default="", db_default="")
+    # When the source last changed the record, as the record says (OpenAlex's
+    # updated_date, arXiv's updated): an import never replaces it with an older one.
+    source_updated_at = models.DateTimeField(null=True, blank=True)
     fetched_at = models.DateTimeField()
     first_seen_at = models.DateTimeField(auto_now_add=True)
     work = models.ForeignKey(
