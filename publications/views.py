@@ -23,7 +23,7 @@ from publications import (
 )
 from publications import search as search_service
 from publications.filters import ORDERINGS, Sort
-from publications.models import Author, Work
+from publications.models import Author, Source, SourceRecord, Work
 
 SEARCH_WORKS_PER_PAGE = 20
 SEARCH_AUTHORS = 8  # researchers shown above the works; more behind a link
@@ -178,6 +178,9 @@ class ExternalId:
     source_url: str  # with {} for the normalised id
     normalise: Callable[[str], str | None]
     lookup: Callable[[str], Q]
+    # The source whose imported records are keyed by this id: a record merged into
+    # another work (a preprint and its published version) still finds that work.
+    record_source: str = ""
 
 
 def _arxiv_lookup(arxiv_id: str) -> Q:
@@ -210,6 +213,7 @@ WORK_IDS = {
         "https://arxiv.org/abs/{}",
         identifiers.normalize_arxiv_id,
         _arxiv_lookup,
+        Source.ARXIV,
     ),
     "openalex": ExternalId(
         "OpenAlex id",
@@ -218,6 +222,7 @@ WORK_IDS = {
         "https://openalex.org/{}",
         _openalex_work_id,
         lambda short: Q(openalex_id=short),
+        Source.OPENALEX,
     ),
 }
 
@@ -226,6 +231,14 @@ def _work_by_id(kind: ExternalId, normalised: str) -> Work | None:
     """The work holding this id, followed through merges to the record that lives on."""
     matches = Work.objects.filter(kind.lookup(normalised))
     work = matches.order_by(F("merged_into").asc(nulls_first=True), "id").first()
+    if work is None and kind.record_source:
+        record = SourceRecord.objects.filter(
+            source=kind.record_source,
+            entity=SourceRecord.Entity.WORK,
+            external_id=normalised,
+            work__isnull=False,
+        ).first()
+        work = record.work if record else None
     for _hop in range(MAX_MERGE_HOPS):  # a merged record points to the one it went into
         if work is None or not work.merged_into_id:
             break

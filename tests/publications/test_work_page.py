@@ -9,7 +9,15 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from publications.models import Funder, Grant, Topic, Work, WorkSimilarity, WorkTopic
+from publications.models import (
+    Funder,
+    Grant,
+    SourceRecord,
+    Topic,
+    Work,
+    WorkSimilarity,
+    WorkTopic,
+)
 from tests.factories import (
     AuthorFactory,
     AuthorshipFactory,
@@ -308,6 +316,18 @@ def test_old_style_arxiv_ids_with_versions_resolve(client):
 def test_an_external_id_of_a_merged_work_leads_to_the_surviving_one(client, work):
     WorkFactory(openalex_id="W1", merged_into=work)
     response = client.get("/works/openalex/W1/")
+    assert response.status_code == 302
+    assert response["Location"] == work.get_absolute_url()
+
+
+@pytest.mark.parametrize(("source", "path"), [("openalex", "W3188841554"), ("arxiv", "2108.04680")])
+def test_the_id_of_a_record_merged_into_a_work_leads_to_that_work(client, work, source, path):
+    # A preprint's own OpenAlex record became part of its published version's work:
+    # the work keeps one OpenAlex id, and the record's id still finds the work.
+    SourceRecord.objects.create(
+        source=source, external_id=path, payload={}, fetched_at=timezone.now(), work=work
+    )
+    response = client.get(f"/works/{source}/{path}/")
     assert response.status_code == 302
     assert response["Location"] == work.get_absolute_url()
 
