@@ -223,6 +223,11 @@ def _bibtex_fields(work: Work, *, abstract: bool = True) -> list[tuple[str, str]
         fields.append(("howpublished", tex_escape(venue)))
     if work.venue_id and work.venue and work.venue.publisher and kind in ("book", "incollection"):
         fields.append(("publisher", tex_escape(work.venue.publisher)))
+    fields += [
+        ("volume", tex_escape(visible_text(work.volume))),
+        ("number", tex_escape(visible_text(work.issue))),
+        ("pages", tex_escape(pages(work, "--"))),
+    ]
     if year(work):
         fields.append(("year", str(year(work))))
     if day := _date(work):
@@ -285,6 +290,12 @@ def _ris_lines(work: Work, *, abstract: bool = True) -> list[tuple[str, str]]:
         lines.append(("T2", venue))
         if work.venue.publisher:
             lines.append(("PB", work.venue.publisher))
+    lines += [
+        ("VL", work.volume),
+        ("IS", work.issue),
+        ("SP", work.first_page),
+        ("EP", work.last_page if work.first_page else ""),
+    ]
     if year(work):
         lines.append(("PY", str(year(work))))
     if date := _ris_date(work):
@@ -347,6 +358,9 @@ def to_csl(work: Work, key: str | None = None, *, abstract: bool = True) -> dict
         item["container-title"] = venue
         if work.venue.publisher:
             item["publisher"] = visible_text(work.venue.publisher)
+    item["volume"] = visible_text(work.volume)
+    item["issue"] = visible_text(work.issue)
+    item["page"] = pages(work, "-")
     if work.doi:
         item["DOI"] = visible_text(work.doi)
     if work.arxiv_id:
@@ -361,6 +375,14 @@ def to_csl(work: Work, key: str | None = None, *, abstract: bool = True) -> dict
     if work.language:
         item["language"] = visible_text(work.language)
     return {name: value for name, value in item.items() if value}
+
+
+def pages(work: Work, dash: str) -> str:
+    """The page range ("32--42" in BibTeX, "32-42" in CSL), one page, or ""."""
+    first, last = visible_text(work.first_page), visible_text(work.last_page)
+    if not first:
+        return ""
+    return f"{first}{dash}{last}" if last and last != first else first
 
 
 def _url(work: Work) -> str:

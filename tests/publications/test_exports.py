@@ -188,3 +188,32 @@ def test_exports_of_a_merged_work_go_to_the_work_it_became(client, work):
 def test_exports_of_an_unknown_work_are_404(client):
     assert client.get("/works/987654/export.bib").status_code == 404
     assert client.get("/works/987654/export.ris").status_code == 404
+
+
+def test_volume_issue_and_pages_are_in_every_export():
+    work = WorkFactory(
+        title="Open access at scale",
+        type=Work.Type.ARTICLE,
+        venue=VenueFactory(name="PeerJ"),
+        publication_year=2018,
+        volume="15",
+        issue="2",
+        first_page="32",
+        last_page="42",
+    )
+
+    bibtex = exports.to_bibtex(work)
+    assert "volume = {15}" in bibtex and "number = {2}" in bibtex and "pages = {32--42}" in bibtex
+    ris = exports.to_ris(work).split("\r\n")
+    assert {"VL  - 15", "IS  - 2", "SP  - 32", "EP  - 42"} <= set(ris)
+    csl = exports.to_csl(work)
+    assert (csl["volume"], csl["issue"], csl["page"]) == ("15", "2", "32-42")
+
+
+def test_one_page_or_none_is_written_as_such():
+    one = WorkFactory(type=Work.Type.ARTICLE, first_page="e4375", last_page="e4375")
+    assert "pages = {e4375}" in exports.to_bibtex(one)
+    assert exports.to_csl(one)["page"] == "e4375"
+    none = WorkFactory(type=Work.Type.ARTICLE, first_page="", last_page="12")
+    assert "pages" not in exports.to_bibtex(none) and "page" not in exports.to_csl(none)
+    assert "EP  - " not in exports.to_ris(none)
