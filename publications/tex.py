@@ -11,12 +11,14 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from pylatexenc import latexwalker
 from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
 from pylatexenc.latexencode import (
     RULE_CALLABLE,
     UnicodeToLatexConversionRule,
     UnicodeToLatexEncoder,
 )
+from pylatexenc.macrospec import MacroSpec
 
 # A math span, a command, an accent command or a braced command: text written in LaTeX.
 _LATEX_MARKS = re.compile(r"\$[^$]+\$|\\[a-zA-Z]{2,}|\\[\"'`^~=.][a-zA-Z{]|\{\\")
@@ -41,7 +43,23 @@ _TEXT_MACROS.add_context_category(
         )
     ],
 )
+_TEXT_MACROS.add_context_category(
+    "links-and-files",
+    prepend=True,
+    macros=[
+        # A link reads as its text; pylatexenc's own form adds the address.
+        MacroTextSpec("href", "%(2)s"),
+        # A file is never read: the name of one in a title is not text either.
+        MacroTextSpec("input", ""),
+        MacroTextSpec("include", ""),
+    ],
+)
 _TO_TEXT = LatexNodes2Text(math_mode="text", latex_context=_TEXT_MACROS)
+
+# The parser's view of the same macros: pylatexenc's parser knows \url but not
+# \href, so without this \href's two arguments were never read as arguments.
+_PARSE_MACROS = latexwalker.get_default_latex_context_db()
+_PARSE_MACROS.add_context_category("links", prepend=True, macros=[MacroSpec("href", "{{")])
 
 
 def visible_text(value: str) -> str:
@@ -67,10 +85,19 @@ def looks_like_latex(value: str, *, from_arxiv: bool = False) -> bool:
 # A list export reads each title twice (its key, then its entry): the second is free.
 @lru_cache(maxsize=2048)
 def latex_to_text(value: str) -> str:
-    """Unicode text for LaTeX: ``$\\alpha$-decay`` -> ``α-decay``."""
+    """Unicode text for LaTeX: ``$\\alpha$-decay`` -> ``α-decay``.
+
+    Text that pylatexenc cannot read (an unclosed ``$\\sqrt[$``, thousands of
+    nested braces) stays as it was written: a title is never lost to its markup.
+    """
     # A bare % starts a comment in LaTeX and a bare & aligns columns; in a title
     # they mean per cent and "and", as their writer meant them.
-    text = _TO_TEXT.latex_to_text(_BARE_SPECIAL.sub(r"\\\1", value))
+    try:
+        text = _TO_TEXT.latex_to_text(
+            _BARE_SPECIAL.sub(r"\\\1", value), latex_context=_PARSE_MACROS
+        )
+    except Exception:  # noqa: BLE001 - pylatexenc raises IndexError, KeyError, RecursionError...
+        text = value
     return visible_text(text)
 
 
