@@ -2,10 +2,29 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 from allauth.account.adapter import DefaultAccountAdapter
 from django.core.exceptions import PermissionDenied
 
 from config.clientip import client_ip
+from config.sites import absolute_url
+
+
+def on_public_site(url: str) -> str:
+    """``url`` (absolute or a path) as the same path on ``SITE_URL``.
+
+    allauth builds a mail's links with ``request.build_absolute_uri``: from the
+    Host header, which whoever asks for a password reset chooses. A link in a
+    mail goes to the public site whatever the request said its host was.
+    """
+    parts = urlsplit(url)
+    path = parts.path or "/"
+    if parts.query:
+        path += "?" + parts.query
+    if parts.fragment:
+        path += "#" + parts.fragment
+    return absolute_url(path)
 
 
 class AccountAdapter(DefaultAccountAdapter):
@@ -15,3 +34,19 @@ class AccountAdapter(DefaultAccountAdapter):
         if not address:
             raise PermissionDenied("Unable to determine client IP address")
         return address
+
+    def get_reset_password_from_key_url(self, key: str) -> str:
+        return on_public_site(super().get_reset_password_from_key_url(key))
+
+    def get_email_confirmation_url(self, request, emailconfirmation) -> str:
+        return on_public_site(super().get_email_confirmation_url(request, emailconfirmation))
+
+    def send_mail(self, template_prefix: str, email: str, context: dict) -> None:
+        # The other links allauth puts in a mail (``signup_url`` and
+        # ``password_reset_url`` of the "unknown account" and "account already
+        # exists" mails) are built by its flows, out of this adapter's reach.
+        context = {
+            key: on_public_site(value) if key.endswith("_url") and isinstance(value, str) else value
+            for key, value in context.items()
+        }
+        super().send_mail(template_prefix, email, context)
