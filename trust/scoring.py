@@ -357,6 +357,22 @@ def activity_items(s: Signals) -> list[Item]:
     return [_item("years_active", scaled(WEIGHTS["years_active"], years), text), recent]
 
 
+def held(s: Signals) -> bool:
+    """Whether someone holds the record by a claim that counts (proved or reviewed)."""
+    return claim_reviewed(s) or claim_proved_by_orcid(s)
+
+
+def _disputes_evidence(s: Signals) -> str:
+    if not s.disputes:
+        return "No open dispute."
+    waiting = f"{_plural(s.disputes, 'disputed claim')} waiting for staff"
+    if held(s):
+        # Anyone signed in can claim a record: a claim against its holder takes
+        # nothing from them until staff decide.
+        return f"{waiting}; the record's holder loses nothing meanwhile."
+    return f"{waiting}."
+
+
 def penalty_items(s: Signals) -> list[Item]:
     retracted = _item(
         "retracted",
@@ -366,10 +382,8 @@ def penalty_items(s: Signals) -> list[Item]:
     )
     disputes = _item(
         "disputes",
-        penalty(WEIGHTS["disputes"], s.disputes),
-        f"{_plural(s.disputes, 'disputed claim')} waiting for staff."
-        if s.disputes
-        else "No open dispute.",
+        0 if held(s) else penalty(WEIGHTS["disputes"], s.disputes),
+        _disputes_evidence(s),
     )
     reports = _item(
         "misattributions",

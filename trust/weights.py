@@ -177,7 +177,9 @@ WEIGHTS: dict[str, Weight] = {
             "penalties",
             "Disputed claims",
             0,
-            "-5 for each claim on the record that staff have yet to settle, at most -10.",
+            "-5 for each claim on the record that staff have yet to settle, at most -10; "
+            "none while someone holds the record by an approved claim (anyone can claim "
+            "a record, and a claim takes nothing from its holder until staff decide).",
             "penalty",
             per=5,
             floor=-10,

@@ -377,3 +377,24 @@ def test_history_is_read_oldest_first_and_limited():
     points = selectors.history(author.pk)
     assert len(points) == selectors.HISTORY_POINTS
     assert [p[0] for p in points] == list(range(10, 40))
+
+
+def test_a_claim_against_the_records_holder_costs_the_record_nothing():
+    author = record()
+    holder = Claim.objects.create(
+        user=UserFactory(),
+        author=author,
+        method="evidence",
+        status="approved",
+        reviewer=UserFactory(is_staff=True),
+    )
+    announce_claim(holder)
+    before = TrustScore.objects.get(author=author).score
+    challenge = Claim.objects.create(
+        user=UserFactory(), author=author, method="evidence", status="disputed"
+    )
+    announce_claim(challenge)
+
+    assert TrustScore.objects.get(author=author).score == before
+    assert item(author, "disputes")["points"] == 0
+    assert "holder loses nothing" in item(author, "disputes")["evidence"]
