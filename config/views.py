@@ -130,11 +130,20 @@ def server_error(request: HttpRequest):
 
 
 def ratelimited(request: HttpRequest, exception=None) -> HttpResponse:
-    """Answer a request refused by a rate limit: 429, JSON under /api/, a page elsewhere."""
+    """Answer a request refused by a rate limit: 429, JSON under /api/, a sentence to an
+    htmx request, a page elsewhere."""
     seconds = retry_after(request)
     if request.path.startswith("/api/"):
         return ratelimited_response(seconds)
     context = {"message": RATE_LIMIT_MESSAGE, "when": wait_phrase(seconds)}
-    response = render(request, "429.html", context, status=429)
+    if getattr(request, "htmx", False):
+        # htmx swaps no error answer in: static/js/htmx-errors.js shows this text in the
+        # part of the page that was to change.
+        text = (
+            f"Too many requests in a short while: nothing was changed. Try again {context['when']}."
+        )
+        response = HttpResponse(text, content_type="text/plain; charset=utf-8", status=429)
+    else:
+        response = render(request, "429.html", context, status=429)
     response["Retry-After"] = str(seconds)
     return response

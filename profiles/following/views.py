@@ -25,6 +25,7 @@ def _follow_answer(request: HttpRequest, author: Author, error: str = "") -> Htt
     back = back_url(request, author.get_absolute_url())
     if request.htmx:
         context = follow_fragment(request, author, next_url=back, error=error)
+        context["glance_oob"] = True  # the page's "At a glance" figure follows the new count
         return partial(request, "profiles/_follow_box.html", context)
     if error:
         messages.error(request, error)

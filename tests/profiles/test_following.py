@@ -176,8 +176,58 @@ def test_follow_is_rate_limited_with_a_429_page(author, stranger, monkeypatch):
 
 def test_owner_sees_their_follower_count_without_a_button(author, owner, follower):
     html = signed_in(owner).get(author.get_absolute_url()).content.decode()
-    assert "follow your record" in html
+    assert ">1</span> person follows your record." in html
     assert "Follow researcher" not in html
+
+
+def test_the_owner_line_counts_people_in_good_grammar(author, owner, follower):
+    client = signed_in(owner)
+    following.follow_create(user=person("second"), author=author)
+    html = client.get(author.get_absolute_url()).content.decode()
+    assert ">2</span> people follow your record." in html
+    Follow.objects.filter(author=author).delete()
+    html = client.get(author.get_absolute_url()).content.decode()
+    assert "No one</span> follows your record yet." in html
+    assert "follower follow" not in html and "followers follow" not in html
+
+
+def test_at_a_glance_labels_agree_with_their_numbers(author, follower):
+    author_metrics_refresh(author_ids=[author.pk])
+    AuthorMetrics.objects.filter(author=author).update(works_count=1, topics_count=1)
+    html = Client().get(author.get_absolute_url()).content.decode()
+    assert "<dt>follower</dt><dd>1</dd>" in html
+    assert "<dt>work</dt><dd>1</dd>" in html
+    assert "<dt>topic</dt><dd>1</dd>" in html
+    AuthorMetrics.objects.filter(author=author).update(works_count=3, topics_count=0)
+    html = Client().get(author.get_absolute_url()).content.decode()
+    assert "<dt>works</dt><dd>3</dd>" in html and "<dt>topics</dt><dd>0</dd>" in html
+
+
+def test_htmx_follow_sends_the_at_a_glance_figure_along(author, stranger):
+    author_metrics_refresh(author_ids=[author.pk])
+    client = signed_in(stranger)
+    html = client.post(follow_url(author), HTTP_HX_REQUEST="true").content.decode()
+    figure = f'<div class="stat" id="followers-stat-{author.pk}" data-hx-swap-oob="true">'
+    assert figure + "<dt>follower</dt><dd>1</dd></div>" in html
+    html = client.post(unfollow_url(author), HTTP_HX_REQUEST="true").content.decode()
+    assert figure + "<dt>followers</dt><dd>0</dd></div>" in html
+    page = client.get(author.get_absolute_url()).content.decode()
+    assert f'id="followers-stat-{author.pk}"' in page  # the element the figure replaces
+    assert "data-hx-swap-oob" not in page  # the page itself sends nothing out of band
+
+
+def test_a_rate_limited_htmx_follow_answers_words_for_the_follow_box(author, stranger, monkeypatch):
+    monkeypatch.setattr(following, "FOLLOW_RATE", "1/m")
+    client = signed_in(stranger)
+    assert client.post(follow_url(author), HTTP_HX_REQUEST="true").status_code == 200
+    response = client.post(unfollow_url(author), HTTP_HX_REQUEST="true")
+    assert response.status_code == 429
+    assert response["Content-Type"].startswith("text/plain")
+    text = response.content.decode()
+    assert text.startswith("Too many requests") and "nothing was changed" in text
+    assert "Try again in a minute." in text  # the wait, in words
+    assert "<html" not in text  # no whole page to lose inside the box
+    assert Follow.objects.filter(user=stranger).exists()
 
 
 # Permissions: who may follow and unfollow ----------------------------------------------

@@ -35,7 +35,7 @@ def test_members_share_the_page_and_each_sees_only_their_own_panels(
         seen[user.username] = html(signed_in(user), author)
         assert "Compiling arithmetic expressions" in seen[user.username]
         assert "Sign out" in seen[user.username]
-    assert "This is your record" in seen["owner"] and "follow your record" in seen["owner"]
+    assert "This is your record" in seen["owner"] and "follows your record" in seen["owner"]
     assert "Unfollow" in seen["follower"] and "This is your record" not in seen["follower"]
     assert "Follow researcher" in seen["stranger"]
     assert "Unfollow" not in seen["stranger"] and "This is your record" not in seen["stranger"]
