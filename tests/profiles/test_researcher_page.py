@@ -148,6 +148,20 @@ def test_missing_affiliation_and_claimed_profile(client):
     assert "Open to collaborate" in html
 
 
+def test_the_saved_homepage_is_linked_from_the_researcher_page(client):
+    author = AuthorFactory()
+    profile = Profile.objects.create(
+        author=author, user=UserFactory(), homepage="https://lab.example.edu/~ada/"
+    )
+    html = client.get(author.get_absolute_url()).content.decode()
+    link = '<a href="https://lab.example.edu/~ada/" rel="nofollow noopener">'
+    assert f"Homepage {link}https://lab.example.edu/~ada/</a>" in html
+
+    Profile.objects.filter(pk=profile.pk).update(homepage="javascript:alert(1)")  # not via the form
+    html = client.get(author.get_absolute_url()).content.decode()
+    assert "javascript:" not in html and 'data-testid="homepage"' not in html
+
+
 def test_counts_come_from_the_metrics_row_and_unknown_is_not_zero(client):
     author = AuthorFactory()
     for _ in range(3):
