@@ -30,7 +30,7 @@ from profiles.following.services import FollowState, follow_state
 from profiles.models import Profile
 from publications import selectors
 from publications.filters import Sort, WorkFilter
-from publications.identifiers import openalex_is_local
+from publications.identifiers import openalex_is_local, openalex_url
 from publications.models import Author, AuthorMetrics, Work
 
 WORKS_PER_PAGE = 20
@@ -159,7 +159,7 @@ def _identifiers(author: Author) -> dict:
     local = bool(openalex) and openalex_is_local(openalex)
     return {
         "orcid_url": f"https://orcid.org/{author.orcid}" if author.orcid else "",
-        "openalex_url": f"https://openalex.org/{openalex}" if openalex and not local else "",
+        "openalex_url": openalex_url(openalex),
         "openalex_local": local,
         "arxiv_url": "https://arxiv.org/search/?"
         + urlencode({"searchtype": "author", "query": author.display_name}),

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from django.core.paginator import Page, Paginator
 from django.db.models import Case, Count, F, Q, QuerySet, Value, When
 
+from publications import identifiers
 from publications.models import Citation, Work
 from publications.selectors import works_with_authors
 
@@ -34,7 +35,8 @@ class CitedBy:
 
 
 def openalex_url(openalex_id: str) -> str:
-    return f"https://openalex.org/{openalex_id}"
+    """The cited record's page at OpenAlex; "" for a local id, which OpenAlex does not hold."""
+    return identifiers.openalex_url(openalex_id)
 
 
 def _paged(rows: QuerySet, total: int, number: object, per_page: int) -> Page:

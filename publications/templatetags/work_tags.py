@@ -2,7 +2,7 @@
 
 from django import template
 
-from publications import display, pagecache
+from publications import display, identifiers, pagecache
 
 register = template.Library()
 
@@ -11,6 +11,12 @@ register = template.Library()
 def web_url(value: str | None) -> str:
     """``value`` if it is an http(s) address, else "": imported links never get another scheme."""
     return display.web_url(value)
+
+
+@register.filter
+def openalex_url(openalex_id: str | None) -> str:
+    """The record's page at OpenAlex, or "" for a local id in the OpenAlex form (none there)."""
+    return identifiers.openalex_url(openalex_id)
 
 
 @register.simple_tag

@@ -172,3 +172,20 @@ def test_the_researcher_page_shows_citations_held_here_beside_the_sources(client
     assert "cited on this site" in stat and ">2<" in stat
     body = client.get(f"/api/v1/authors/{author.pk}/").json()
     assert body["metrics"]["site_citations"] == 2
+
+
+def test_local_openalex_form_ids_are_not_sent_to_openalex(client):
+    local = WorkFactory(openalex_id="W9000000027", title="A demo record")
+    cite(local, openalex_id="W9000000031")  # a reference held nowhere, with a local id
+    cite(local, openalex_id="W300")
+    html = client.get(local.get_absolute_url()).content.decode()
+    assert "openalex.org/W9000000027" not in html
+    assert 'W9000000027 <span class="muted">(local, not at OpenAlex)</span>' in html
+    refs = section(html, "references")
+    assert "openalex.org/W9000000031" not in refs
+    assert 'W9000000031 <span class="muted">(local id, not at OpenAlex; not held here)' in refs
+    assert 'href="https://openalex.org/W300"' in refs
+
+    ours = WorkFactory(openalex_id="W4385245566", title="A record OpenAlex holds")
+    html = client.get(ours.get_absolute_url()).content.decode()
+    assert '<a href="https://openalex.org/W4385245566" rel="noopener">W4385245566</a>' in html
