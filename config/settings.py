@@ -280,6 +280,11 @@ REST_FRAMEWORK = {
     # for ?format=api) is answered 406 in the error shape.
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_CONTENT_NEGOTIATION_CLASS": "config.api.ContentNegotiation",
+    "DEFAULT_PARSER_CLASSES": [
+        "config.parsers.JSONParser",  # a body nested too deeply is 400, not 500
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "PAGE_SIZE": 25,
     "EXCEPTION_HANDLER": "config.api.exception_handler",
     "DEFAULT_THROTTLE_CLASSES": ["config.throttles.AnonThrottle", "config.throttles.UserThrottle"],
