@@ -14,8 +14,19 @@ from django.urls import reverse
 from publications import curation
 from publications.admin_audit import AuditedModelAdmin, record_name
 from publications.curation import undo
-from publications.models import AuditEvent, Institution, Work
-from tests.factories import InstitutionFactory, UserFactory, WorkFactory
+from publications.metrics import author_metrics_refresh
+from publications.models import AuditEvent, AuthorMetrics, Institution, Work
+from tests.factories import AuthorshipFactory, InstitutionFactory, UserFactory, WorkFactory
+
+INLINE_FIELDS = [
+    "position",
+    "author",
+    "work",
+    "raw_name",
+    "raw_affiliation",
+    "source",
+    "confidence",
+]
 
 pytestmark = pytest.mark.django_db
 
@@ -176,3 +187,29 @@ def test_old_rows_are_renamed_to_the_one_form():
         "undo",
         "author.merge",
     )
+
+
+def test_a_work_edited_by_staff_renews_its_authors_figures(
+    client, staff, django_capture_on_commit_callbacks
+):
+    work = WorkFactory(arxiv_primary_category="", publication_year=2020)
+    author = AuthorshipFactory(work=work).author
+    author_metrics_refresh(author_ids=[author.pk])
+    assert AuthorMetrics.objects.get(author=author).primary_category == ""
+    prefix = "authorships"
+    authorship = work.authorships.get()
+    data = {
+        **change_form_data(work),
+        "arxiv_primary_category": "cs.DC",
+        f"{prefix}-TOTAL_FORMS": "1",
+        f"{prefix}-INITIAL_FORMS": "1",
+        f"{prefix}-0-id": str(authorship.pk),
+        **{
+            f"{prefix}-0-{name}": "" if value is None else str(value)
+            for name, value in model_to_dict(authorship, fields=INLINE_FIELDS).items()
+        },
+    }
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(reverse("admin:publications_work_change", args=[work.pk]), data)
+    assert response.status_code == 302, response.content.decode()[:3000]
+    assert AuthorMetrics.objects.get(author=author).primary_category == "cs.DC"

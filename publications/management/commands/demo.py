@@ -8,6 +8,7 @@ from django.db import transaction
 from django.test.utils import override_settings
 
 from publications.curation import audit_record
+from publications.curation.constraints import metrics_refresh
 from publications.models import Work
 
 DEMO_DIR = Path(__file__).resolve().parents[2] / "demo"
@@ -53,6 +54,8 @@ class Command(BaseCommand):
                     work.provenance[field] = "staff"
             if changes:
                 work.save(update_fields=[*entry["set"], "provenance"])
+                # Its authors' figures (primary category, AI score) read the curated fields.
+                metrics_refresh(work.authorships.values_list("author_id", flat=True))
                 audit_record(
                     actor=None,
                     action="work_change",
