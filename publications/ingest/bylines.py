@@ -13,8 +13,8 @@ A bare name (arXiv, or OpenAlex without an author id) is matched, in order, to:
    rule for an arXiv-only work: a feed that names someone on works already on
    their record and on one more is speaking of one person. With two namesakes
    the batch proves nothing, and rule 2 must decide;
-4. else a new author is created and, when a namesake exists, a MergeCandidate is
-   raised for staff.
+4. else a new author is created and, when a namesake exists (stored, or created
+   earlier in the same batch), a MergeCandidate is raised for staff.
 
 A cannot-link (author, work) never spawns a record. The position the source
 gives to a forbidden author, or a bare name whose namesake is forbidden on the
@@ -302,8 +302,10 @@ class AuthorResolver:
                 return Resolved(fresh, CONFIDENCE_SHARED_EVIDENCE)
         author = _new_author(AuthorRef(ref.position, ref.name, ref.raw_name))
         author.save()
+        # A namesake this batch created, with nothing in common yet, is a namesake too.
+        earlier = [fresh for fresh, _ in self._fresh[name]]
         self._fresh[name].append((author, context))
-        for other in group:
+        for other in group + earlier:
             self.merge_candidates.append(
                 MergeCandidate(
                     kind=MergeCandidate.Kind.AUTHOR,

@@ -226,6 +226,20 @@ def test_two_namesakes_make_the_same_feed_no_evidence():
     assert raised.count() == 2
 
 
+def test_namesakes_one_batch_creates_apart_are_merge_candidates():
+    # One feed, two works of an "Ada Lovelace" with nothing in common: two records
+    # (the feed proves nothing), and staff are asked whether they are one person.
+    ingest(
+        arxiv_entry(
+            "2001.00001", "Lattice bosons", ["Ada Lovelace", "Bo Li"], categories=["physics"]
+        ),
+        arxiv_entry("2001.00002", "Graph sorting", ["Ada Lovelace", "Cy Wu"], categories=["cs.DS"]),
+    )
+    first, second = records("Ada Lovelace").order_by("pk")
+    raised = MergeCandidate.objects.get(kind="author", status="open")
+    assert {raised.author_a, raised.author_b} == {first, second}
+
+
 def test_an_arxiv_only_work_joins_the_namesake_who_shares_a_coauthor_by_name():
     ingest(
         openalex_work(1, "Daydream", [(None, "Hongyu Zhu"), (GENNADY_ID, GENNADY)]),
