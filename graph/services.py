@@ -60,7 +60,11 @@ def slice_render(author: Author) -> str:
         {
             "author": author,
             "hood": hood,
-            "groups": hood.by_kind(),
+            # The lists name the researcher's neighbours; the researcher is the page itself.
+            "groups": {
+                kind: [node for node in nodes if not node.centre]
+                for kind, nodes in hood.by_kind().items()
+            },
             "picture": svg.draw(hood, size=560, labels=12, title=f"Research graph of {author}"),
             "kinds": neighbourhood.KIND_LABELS,
         },
