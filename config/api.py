@@ -14,8 +14,7 @@ import math
 
 from django.http import JsonResponse
 from django_ratelimit.exceptions import Ratelimited
-from rest_framework.exceptions import APIException, NotAcceptable, Throttled, ValidationError
-from rest_framework.negotiation import DefaultContentNegotiation
+from rest_framework.exceptions import APIException, Throttled, ValidationError
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.views import exception_handler as drf_exception_handler
 
@@ -33,16 +32,6 @@ STATUS_CODES = {
     500: "server_error",
     503: "unavailable",
 }
-
-
-class ContentNegotiation(DefaultContentNegotiation):
-    """DRF's negotiation, answering 406 (not 404) to a ``?format=`` no renderer has."""
-
-    def filter_renderers(self, renderers, format):
-        kept = [renderer for renderer in renderers if renderer.format == format]
-        if not kept:
-            raise NotAcceptable(f"This API answers JSON only, not {format!r}.")
-        return kept
 
 
 class Pagination(PageNumberPagination):

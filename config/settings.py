@@ -279,7 +279,7 @@ REST_FRAMEWORK = {
     # JSON only: no browsable HTML pages. A client that accepts no JSON (or asks
     # for ?format=api) is answered 406 in the error shape.
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "config.api.ContentNegotiation",
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "config.parsers.ContentNegotiation",
     "DEFAULT_PARSER_CLASSES": [
         "config.parsers.JSONParser",  # a body nested too deeply is 400, not 500
         "rest_framework.parsers.FormParser",
