@@ -266,3 +266,51 @@ def test_the_header_leads_a_signed_in_member_to_their_account_settings(client):
     home = client.get("/").content.decode()
     nav = home[home.index('aria-label="Account"') :]
     assert f'href="{reverse("account_email")}">Account</a>' in nav[: nav.index("</nav>")]
+
+
+def test_the_email_page_calls_an_institutional_address_evidence_not_proof(client):
+    client.force_login(person("ada", email="ada@example.org"))
+    page = client.get(reverse("account_email")).content.decode()
+    assert "can prove a claim" not in page
+    assert "is evidence staff weigh" in page and "does not prove the claim by itself" in page
+
+
+def test_a_single_confirmed_address_offers_no_action_that_cannot_apply(client):
+    client.force_login(person("ada", email="ada@example.org"))
+    page = client.get(reverse("account_email")).content.decode()
+    assert "ada@example.org" in page and "Confirmed" in page and "Primary" in page
+    for action in ("action_primary", "action_send", "action_remove"):
+        assert f'name="{action}"' not in page
+    assert 'type="radio"' not in page
+
+
+def test_a_single_unconfirmed_address_can_only_be_sent_its_confirmation_again(client):
+    client.force_login(person("ada", email="ada@example.org", confirmed=False))
+    page = client.get(reverse("account_email")).content.decode()
+    assert 'name="action_send"' in page
+    assert 'name="action_primary"' not in page and 'name="action_remove"' not in page
+    response = client.post(
+        reverse("account_email"), {"action_send": "", "email": "ada@example.org"}
+    )
+    assert response.status_code == 302 and len(mail.outbox) == 1
+
+
+def test_two_addresses_can_be_chosen_between(client):
+    user = person("ada", email="ada@example.org")
+    EmailAddress.objects.create(user=user, email="ada@umich.edu", verified=False, primary=False)
+    client.force_login(user)
+    page = client.get(reverse("account_email")).content.decode()
+    assert page.count('type="radio"') == 2
+    for action in ("action_primary", "action_send", "action_remove"):
+        assert f'name="{action}"' in page
+
+
+@pytest.mark.parametrize("name", ["profiles:claim_list", "profiles:api_token"])
+def test_every_account_page_links_the_others(client, name):
+    client.force_login(person("ada", email="ada@example.org"))
+    page = client.get(reverse(name)).content.decode()
+    nav = page[page.index('<nav class="account-links"') :]
+    nav = nav[: nav.index("</nav>")]
+    for other in ("account_email", "account_change_password", "profiles:claim_list"):
+        assert f'href="{reverse(other)}"' in nav
+    assert f'href="{reverse(name)}" aria-current="page"' in nav
