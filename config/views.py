@@ -109,6 +109,13 @@ def page_not_found(request: HttpRequest, exception=None):
     return render(request, "404.html", {"path": request.path}, status=404)
 
 
+def permission_denied(request: HttpRequest, exception=None):
+    """403 raised outside a view's own handling (PermissionDenied): JSON under /api/."""
+    if _wants_json(request):
+        return error_response(403, "You do not have permission to perform this action.")
+    return render(request, "403.html", {"path": request.path}, status=403)
+
+
 def bad_request(request: HttpRequest, exception=None):
     """400 raised outside a view's own handling, e.g. a body past DATA_UPLOAD_MAX_MEMORY_SIZE."""
     if _wants_json(request):
