@@ -37,6 +37,7 @@ urlpatterns = [
         {"sitemaps": SITEMAPS},
         name="django.contrib.sitemaps.views.sitemap",
     ),
+    path("favicon.ico", views.favicon, name="favicon"),
     path("healthz", views.healthz, name="healthz"),
     path("status/", views.status, name="status"),
     path("admin/", admin.site.urls),
