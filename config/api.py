@@ -12,9 +12,16 @@ from __future__ import annotations
 
 import math
 
-from django.http import JsonResponse
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.http import Http404, JsonResponse
 from django_ratelimit.exceptions import Ratelimited
-from rest_framework.exceptions import APIException, Throttled, ValidationError
+from rest_framework.exceptions import (
+    APIException,
+    NotFound,
+    PermissionDenied,
+    Throttled,
+    ValidationError,
+)
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.views import exception_handler as drf_exception_handler
 
@@ -35,8 +42,31 @@ STATUS_CODES = {
 
 
 class Pagination(PageNumberPagination):
+    """``?page=`` and ``?page_size=`` (1 to 100).
+
+    A value that is no number, or a page size out of range, answers 400 (it was
+    ignored); a page past the last one answers 404, as in DRF.
+    """
+
     page_size_query_param = "page_size"
     max_page_size = 100
+
+    def get_page_number(self, request, paginator):
+        number = super().get_page_number(request, paginator)
+        if isinstance(number, int) or (number.isascii() and number.isdigit()):
+            return number
+        raise ValidationError({self.page_query_param: ["Enter a page number."]})
+
+    def get_page_size(self, request):
+        raw = request.query_params.get(self.page_size_query_param, "")
+        if raw == "":
+            return self.page_size
+        size = int(raw) if raw.isascii() and raw.isdigit() else 0
+        if not 1 <= size <= self.max_page_size:
+            raise ValidationError(
+                {self.page_size_query_param: [f"Enter a number from 1 to {self.max_page_size}."]}
+            )
+        return size
 
 
 def error_body(status: int, message: str, *, code: str | None = None, details=None) -> dict:
@@ -68,6 +98,13 @@ def _describe(exc: APIException) -> tuple[str, str, object]:
 def exception_handler(exc, context):
     if isinstance(exc, Ratelimited):
         return ratelimited_response(retry_after(context.get("request")))
+    # Django's own 404 and 403 (get_object_or_404, a permission check) carry text
+    # written for logs ("No Work matches the given query."): the API answers DRF's
+    # messages for them instead, "Not found." and "You do not have permission...".
+    if isinstance(exc, Http404):
+        exc = NotFound()
+    elif isinstance(exc, DjangoPermissionDenied):
+        exc = PermissionDenied()
     response = drf_exception_handler(exc, context)
     if response is None:
         return None  # Unexpected errors reach the 500 handler, which answers the same shape.

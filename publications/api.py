@@ -9,6 +9,7 @@ a value that does not validate answers 400 in the one error shape.
 
 from __future__ import annotations
 
+from django import forms
 from django.db import models
 from django_filters import rest_framework as filters
 from drf_spectacular.types import OpenApiTypes
@@ -24,7 +25,7 @@ from rest_framework.exceptions import NotFound
 
 from publications import citations, selectors
 from publications.display import web_url
-from publications.filters import WorkFilter
+from publications.filters import CodeFilter, WorkFilter
 from publications.models import (
     Author,
     AuthorMetrics,
@@ -300,6 +301,33 @@ class ReferenceSerializer(serializers.ModelSerializer):
         return citations.openalex_url(citation.cited_openalex_id)
 
 
+class TrueOrFalseField(forms.NullBooleanField):
+    """true or false; any other value is an error (the page's select would ignore it)."""
+
+    widget = forms.TextInput
+    VALUES = {"true": True, "True": True, "1": True, "false": False, "False": False, "0": False}
+
+    def to_python(self, value):
+        if value in (None, ""):
+            return None
+        if value not in self.VALUES:
+            raise forms.ValidationError("Enter true or false.", code="invalid")
+        return self.VALUES[value]
+
+
+class StrictCodeFilter(CodeFilter):
+    field_class = TrueOrFalseField
+
+
+class WorkListFilter(WorkFilter):
+    """The researcher page's filters, with ``?has_code=`` answering 400 unless true or false."""
+
+    has_code = StrictCodeFilter(
+        method="_has_code",
+        help_text="true: only works with a code link; false: only works without one.",
+    )
+
+
 class AuthorListFilter(filters.FilterSet):
     orcid = filters.CharFilter(help_text="An ORCID iD, e.g. 0000-0002-1825-0097.")
     openalex_id = filters.CharFilter(help_text="An OpenAlex author id, e.g. A5023888391.")
@@ -335,7 +363,7 @@ class AuthorWorksViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
 
     serializer_class = WorkSerializer
     filter_backends = [filters.DjangoFilterBackend]
-    filterset_class = WorkFilter
+    filterset_class = WorkListFilter
     queryset = Work.objects.none()
 
     def get_queryset(self):
@@ -351,7 +379,7 @@ class WorkViewSet(viewsets.ReadOnlyModelViewSet):
     """Works with their authors in order; the list sorts and filters like the researcher page."""
 
     filter_backends = [filters.DjangoFilterBackend]
-    filterset_class = WorkFilter
+    filterset_class = WorkListFilter
 
     def get_queryset(self):
         works = selectors.works_with_authors(Work.objects.visible())
