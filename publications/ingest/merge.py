@@ -104,10 +104,12 @@ _DEFAULTED = {"type"}
 DATE_FIELDS = ("publication_date", "publication_year")
 
 
-def _may_set(work: Work, field: str, source: str, new) -> bool:
+def _may_set(work: Work, field: str, source: str, new, version: str = "") -> bool:
     current = getattr(work, field)
     if _empty(new) or current == new:
         return False
+    if version == FIRST_VERSION and _has_version_of_record(work) and not _empty(current):
+        return False  # a preprint's record only fills blanks once the published version is in
     if field in _DEFAULTED and field not in work.provenance:
         return True
     if field == "doi" and current and new.startswith(ARXIV_DOI_PREFIX):
@@ -120,16 +122,24 @@ def _may_set(work: Work, field: str, source: str, new) -> bool:
 
 
 def apply_record(work: Work, record: WorkRecord) -> bool:
-    """Copy the record's values onto ``work`` as the rules above allow; True if anything changed."""
+    """Copy the record's values onto ``work`` as the rules above allow; True if anything changed.
+
+    When one source gives two records of a work (OpenAlex lists a preprint and its
+    published version apart), the published version's values win whichever comes
+    first; the preprint's only fill what it leaves blank. Citations per year always
+    come from the record whose citation count is kept, so the two never disagree.
+    """
+    version = record_version(record)
     changed = apply_dates(work, record)
     for field, attr in FIELDS.items():
-        if field in DATE_FIELDS:
+        if field in DATE_FIELDS or field == "counts_by_year":
             continue
         new = _clip(field, getattr(record, attr))
-        if _may_set(work, field, record.source, new):
+        if _may_set(work, field, record.source, new, version):
             setattr(work, field, new)
             work.provenance[field] = record.source
             changed = True
+    changed = _follow_count(work, record) or changed
     changed = note_dropped(work, record) or changed
     if changed:
         work.normalized_title = normalize_title(work.title)[:500]
@@ -247,9 +257,33 @@ def _noted_by(note: object, source: str) -> bool:
     return isinstance(note, dict) and note.get("source") == source
 
 
-def apply_venue(work: Work, venue_id: int | None, source: str) -> bool:
+def _follow_count(work: Work, record: WorkRecord) -> bool:
+    """Citations per year from the record whose citation count the work keeps."""
+    kept = work.provenance.get("cited_by_count") == record.source
+    if not kept or work.cited_by_count != record.cited_by_count:
+        return False
+    by_year = record.counts_by_year or []
+    if work.counts_by_year == by_year:
+        return False
+    work.counts_by_year = by_year
+    work.provenance["counts_by_year"] = record.source
+    return True
+
+
+def record_version(record: WorkRecord) -> str:
+    """For an OpenAlex record, whether it is of the version of record or a first version."""
+    return date_version(record) if record.source == "openalex" else ""
+
+
+def _has_version_of_record(work: Work) -> bool:
+    return work.provenance.get(DATE_VERSION) == VERSION_OF_RECORD
+
+
+def apply_venue(work: Work, venue_id: int | None, source: str, version: str = "") -> bool:
     if venue_id is None or work.venue_id == venue_id:
         return False
+    if version == FIRST_VERSION and _has_version_of_record(work):
+        return False  # a preprint's repository is not the published version's venue
     if work.venue_id and source not in {"openalex"} and work.provenance.get("venue") != source:
         return False
     work.venue_id = venue_id

@@ -19,7 +19,7 @@ from publications.ingest.bylines import AuthorResolver, Item
 from publications.ingest.citations import write_citations
 from publications.ingest.hashing import content_hash
 from publications.ingest.lookups import same_values, stored_records
-from publications.ingest.merge import UPDATE_FIELDS, apply_record, apply_venue
+from publications.ingest.merge import UPDATE_FIELDS, apply_record, apply_venue, record_version
 from publications.ingest.rows import (
     JsonText,
     any_of,
@@ -288,7 +288,7 @@ class WorkBatch:
                 continue
             venue = venues.get(entities.venue_key(item.record.venue)) if item.record.venue else None
             if venue:
-                apply_venue(item.work, venue.pk, item.record.source)
+                apply_venue(item.work, venue.pk, item.record.source, record_version(item.record))
 
     # Authorships ---------------------------------------------------------------
 

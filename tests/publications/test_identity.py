@@ -365,3 +365,38 @@ def test_adding_a_work_a_duplicate_holds_takes_its_position(tmp_path):
     assert byline(work) == [("Charles Babbage", True), ("Ada Lovelace", True)]
     assert work.authorships.get(position=1).author == ada
     assert MergeCandidate.objects.filter(kind="author").count() == 1
+
+
+# 4. Two records of one work from one source ------------------------------------------------
+
+
+def preprint_and_article():
+    title = "Visual analytics of forest fires"
+    authors = [(GENNADY_ID, GENNADY)]
+    preprint = openalex_work(1, title, authors, arxiv_id="2108.04680", cited=2)
+    preprint["type"] = "preprint"
+    preprint["counts_by_year"] = [{"year": 2023, "cited_by_count": 2}]
+    preprint["primary_location"] = {
+        "source": {
+            "id": "https://openalex.org/S4306400194",
+            "display_name": "arXiv (Cornell University)",
+            "type": "repository",
+        }
+    }
+    article = openalex_work(2, title, authors, cited=0)
+    article.update(doi="https://doi.org/10.2312/cgvc.20211309", counts_by_year=[])
+    return preprint, article
+
+
+@pytest.mark.parametrize("article_first", [True, False])
+def test_the_published_version_wins_over_its_preprint_in_either_order(article_first):
+    preprint, article = preprint_and_article()
+    for payload in (article, preprint) if article_first else (preprint, article):
+        ingest(payload)
+
+    work = Work.objects.get()
+    assert (work.type, work.doi) == ("article", "10.2312/cgvc.20211309")
+    # The count and the citations per year come from the same record: they agree.
+    assert (work.cited_by_count, work.counts_by_year) == (0, [])
+    if article_first:
+        assert work.venue is None  # the preprint's repository is not the article's venue
