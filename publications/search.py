@@ -411,6 +411,13 @@ class SearchForm(YearRangeForm):
         required=False, choices=[("", "Everything"), ("researchers", "Researchers only")]
     )
 
+    def clean(self):
+        low, high = self.cleaned_data.get("year_from"), self.cleaned_data.get("year_to")
+        data = super().clean()
+        if low is not None and high is not None and low > high:
+            data.pop("year_from", None)  # a reversed range filters on neither end: the page says so
+        return data
+
     def clean_q(self) -> str:
         return clean_query(self.cleaned_data.get("q") or "")
 

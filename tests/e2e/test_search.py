@@ -31,7 +31,9 @@ def test_searching_a_name_and_filtering_works(demo, live_server, page, screensho
     filters.get_by_label("From", exact=True).fill("2100")
     filters.get_by_role("button", name="Apply filters").click()
     page.wait_for_url("**year_from=2100**")
-    assert "No work matches" in page.get_by_role("region", name="Works").inner_text()
+    empty = page.get_by_role("region", name="Works").inner_text()
+    assert "“training” with these filters" in empty and "best matches first" not in empty
+    assert "Search again without the filters" in empty
     page.get_by_role("link", name="Clear filters").click()
     expect(page.get_by_role("region", name="Works").locator(".work-item")).to_have_count(total)
     screenshot("search-works-desktop")
@@ -41,6 +43,8 @@ def test_searching_a_name_and_filtering_works(demo, live_server, page, screensho
     filters.get_by_label("From", exact=True).fill("2005")
     filters.get_by_role("button", name="Apply filters").click()
     assert page.get_by_text("The end year comes before the start year.").is_visible()
+    reversed_years = "The years are reversed (from 2005 to 1999), so no year filter was applied"
+    expect(page.get_by_role("alert").filter(has_text=reversed_years)).to_be_visible()
     screenshot("search-phone-bad-filter")
 
 
