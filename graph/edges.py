@@ -38,21 +38,31 @@ _TEMP_TABLES = {
     "graph_tmp_recount": "lo bigint, hi bigint, PRIMARY KEY (lo, hi)",
 }
 
+# A work with more authors than this (a large collaboration's byline of hundreds or
+# thousands of names) makes no edges: it says nothing about who worked with whom,
+# and its pairs grow with the square of its byline (4.5 million for 3,000 names).
+MAX_BYLINE = 100
+
 # Visible authorships (of a visible work by a visible author), with the work's year:
-# what the edges are counted from.
-_VISIBLE_AUTHORSHIPS = """
+# what the edges are counted from. The byline is measured by looking one authorship
+# past the limit, never by counting a long one whole.
+_VISIBLE_AUTHORSHIPS = f"""
     SELECT a.work_id, a.author_id, w.publication_year
     FROM publications_authorship a
     JOIN publications_work w ON w.id = a.work_id AND w.merged_into_id IS NULL
     JOIN publications_author p
       ON p.id = a.author_id AND p.merged_into_id IS NULL AND NOT p.is_deleted
-"""
+    WHERE NOT EXISTS (
+        SELECT 1 FROM publications_authorship n WHERE n.work_id = a.work_id
+        LIMIT 1 OFFSET {MAX_BYLINE}
+    )
+"""  # noqa: S608 - a constant of this module
 
 # Those of the works in question, as they are now.
 _CURRENT = (
     "INSERT INTO graph_tmp_new (work_id, author_id, year)"  # noqa: S608 - fixed SQL
     + _VISIBLE_AUTHORSHIPS
-    + "WHERE a.work_id IN (SELECT work_id FROM graph_tmp_works)"
+    + "AND a.work_id IN (SELECT work_id FROM graph_tmp_works)"
 )
 
 

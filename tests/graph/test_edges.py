@@ -247,3 +247,21 @@ def test_an_import_counts_the_edges_of_the_works_it_wrote():
     assert incremental
     edges.edges_rebuild()
     assert incremental == raw_edges()
+
+
+def test_a_byline_past_the_limit_makes_no_edges_and_one_at_it_does():
+    at_limit, past_limit = WorkFactory(publication_year=2020), WorkFactory(publication_year=2021)
+    names = [AuthorFactory() for _ in range(edges.MAX_BYLINE + 1)]
+    for position, author in enumerate(names):
+        AuthorshipFactory(work=past_limit, author=author, position=position)
+        if position < edges.MAX_BYLINE:
+            AuthorshipFactory(work=at_limit, author=author, position=position)
+
+    services.edges_update([a.pk for a in names], [at_limit.pk, past_limit.pk])
+
+    pairs = edges.MAX_BYLINE * (edges.MAX_BYLINE - 1) // 2
+    incremental = raw_edges()
+    assert len(incremental) == pairs  # the long byline added no pair, nor a joint work
+    assert {row[2] for row in incremental} == {1}
+    edges.edges_rebuild()
+    assert raw_edges() == incremental
