@@ -375,7 +375,7 @@ def test_work_item_shows_everything_a_visitor_needs(client):
         AuthorshipFactory(work=work, author=coauthor, position=position)
     html = client.get(author.get_absolute_url()).content.decode()
 
-    assert ">Preprint<" in html and ">Apr 9, 2021<" in html
+    assert ">Preprint<" in html and ">9 Apr 2021<" in html
     assert ">arXiv (Cornell University)<" in html and ">cs.CL<" in html
     assert f'href="{work.get_absolute_url()}"' in html
     assert 'href="https://github.com/nvidia/megatron-lm"' in html and ">Code<" in html

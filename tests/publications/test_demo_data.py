@@ -290,7 +290,7 @@ def test_the_demo_sets_the_coconet_embargo_as_staff_once(demo_twice, client):
     events = AuditEvent.objects.filter(target_type="publications.work", target_id=str(work.pk))
     assert [e.data["via"] for e in events] == ["demo"]  # the second demo found it set already
     page = client.get(work.get_absolute_url()).content.decode()
-    assert "under embargo until February 28, 2023" in page
+    assert "under embargo until 28 Feb 2023" in page
 
 
 def test_the_first_screen_shows_the_seed_researchers_once(demo_twice, client):

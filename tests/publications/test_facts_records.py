@@ -110,7 +110,7 @@ def test_pages_exports_feeds_and_the_api_give_one_date(tmp_path, client):
     work = Work.objects.get(arxiv_id="2103.03239")
     author = work.authors.get()
     page = client.get(work.get_absolute_url()).content.decode()
-    assert "4 March 2021" in page and "2022" not in page
+    assert "4 Mar 2021" in page and "2022" not in page
     listing = client.get(author.get_absolute_url()).content.decode()
     assert "2021" in listing and "2022" not in listing
     bibtex = client.get(f"/works/{work.pk}/export.bib").content.decode()

@@ -163,7 +163,7 @@ def test_an_ended_embargo_is_told_in_the_past(client, work):
     work.embargo_until = date(2023, 2, 28)
     work.save()
     text = text_of(client.get(work.get_absolute_url()))
-    assert "This content was under embargo until February 28, 2023." in text
+    assert "This content was under embargo until 28 Feb 2023." in text
     assert "will become publicly available" not in text
 
 
