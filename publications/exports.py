@@ -136,9 +136,10 @@ def family_given(name: str) -> tuple[str, str]:
     words = name.split()
     if len(words) < 2 or is_corporate(name):
         return name.strip(), ""
-    # Particles belong to the family name: "Ludwig van Beethoven".
+    # Particles belong to the family name, written small or capital: "Ludwig van
+    # Beethoven", "Alistair Van Moere", "Adrian Del Maestro".
     start = len(words) - 1
-    while start > 1 and words[start - 1] in _PARTICLES:
+    while start > 1 and words[start - 1].lower() in _PARTICLES:
         start -= 1
     return " ".join(words[start:]), " ".join(words[:start])
 

@@ -217,3 +217,16 @@ def test_one_page_or_none_is_written_as_such():
     none = WorkFactory(type=Work.Type.ARTICLE, first_page="", last_page="12")
     assert "pages" not in exports.to_bibtex(none) and "page" not in exports.to_csl(none)
     assert "EP  - " not in exports.to_ris(none)
+
+
+@pytest.mark.parametrize(
+    ("name", "split"),
+    [
+        ("Alistair Van Moere", ("Van Moere", "Alistair")),
+        ("Adrian Del Maestro", ("Del Maestro", "Adrian")),
+        ("Ana Maria da Silva", ("da Silva", "Ana Maria")),
+        ("Van Morrison", ("Morrison", "Van")),  # a first word is a given name
+    ],
+)
+def test_particles_join_the_family_name_whatever_their_case(name, split):
+    assert exports.family_given(name) == split
