@@ -10,7 +10,8 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_GET, require_POST
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from config.ratelimits import ratelimit
 from profiles.following import services as following
@@ -81,8 +82,12 @@ def following_page(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 def digest_preferences(request: HttpRequest) -> HttpResponse:
+    """Turn the daily digest on or off; a GET (a bookmark, a typed address) is sent to the
+    form, on the following page."""
+    if request.method == "GET":
+        return HttpResponseRedirect(f"{reverse('profiles:following')}#digest-title")
     form = DigestForm(request.POST)
     form.is_valid()  # a checkbox: absent means off, nothing can be invalid
     on = bool(form.cleaned_data.get("email_digest"))

@@ -352,6 +352,17 @@ def test_digest_opt_in_and_out(stranger):
     assert Preferences.objects.get(user=stranger).email_digest is False
 
 
+def test_opening_the_digest_address_leads_to_its_form(stranger):
+    client = signed_in(stranger)
+    response = client.get(reverse("profiles:digest_preferences"))
+    assert response.status_code == 302
+    assert response["Location"] == reverse("profiles:following") + "#digest-title"
+    assert 'id="digest-title"' in client.get(response["Location"]).content.decode()
+    assert not Preferences.objects.filter(user=stranger, email_digest=True).exists()
+    visitor = Client().get(reverse("profiles:digest_preferences"))
+    assert visitor.status_code == 302 and reverse("account_login") in visitor["Location"]
+
+
 # Notifications ----------------------------------------------------------------------------
 
 
