@@ -88,6 +88,23 @@ def one_line(value: str | None, *, decode: bool = True) -> str:
 # serve to show text in another order than it is written (right-to-left scripts
 # need none of them), as publications.display drops them from older rows.
 #
+# Invisible format characters go as well: they only hide a difference between
+# two texts that read the same ("Zed\u200b Roe" is not "Zed Roe" to a search or
+# a comparison), and a title made of nothing else is no title. These are the
+# soft hyphen U+00AD (a hyphenation hint), the zero-width space U+200B, the word
+# joiner and invisible operators U+2060-U+2064, the deprecated format controls
+# U+206A-U+206F, the byte order mark U+FEFF, the interlinear annotation marks
+# U+FFF9-U+FFFB and the tag characters U+E0000-U+E007F (an England flag
+# emoji is left as a plain black flag).
+#
+# Kept: the zero-width joiner and non-joiner (U+200D, U+200C), which Persian,
+# the Indic scripts and emoji sequences need between two characters; a joiner
+# anywhere else (at an edge, beside a space or an ASCII character, beside
+# another joiner) joins nothing and goes. Kept too: the left-to-right and
+# right-to-left marks (U+200E, U+200F, U+061C), which a title mixing scripts
+# may need to show its punctuation in place; variation selectors and the
+# Mongolian separators, which are parts of their characters.
+#
 # Text that was written as UTF-8 and read as Latin-1 or Windows-1252 somewhere
 # upstream ("SÃ³lrÃºn EinarsdÃ³ttir") is repaired with ftfy, which undoes only
 # sequences that cannot be real text. It is told not to touch anything else:
@@ -95,7 +112,15 @@ def one_line(value: str | None, *, decode: bool = True) -> str:
 # widths stay as the source wrote them.
 
 _CONTROLS = "".join(chr(c) for c in [*range(0x00, 0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0)])
-_UNWANTED = re.compile(f"[{re.escape(_CONTROLS)}\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_INVISIBLE = "\u00ad\u200b\u2060-\u2064\u206a-\u206f\ufeff\ufff9-\ufffb\U000e0000-\U000e007f"
+_UNWANTED = re.compile(
+    f"[{re.escape(_CONTROLS)}\u202a-\u202e\u2066-\u2069\ud800-\udfff{_INVISIBLE}]"
+)
+_ASCII_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
+# A joiner is kept only between two characters that are neither ASCII, white
+# space nor joiners: between the letters of a script (or emoji) that use it.
+_JOINABLE = r"[^\x00-\x7f\s\u200c\u200d]"
+_STRAY_JOINER = re.compile(f"(?<!{_JOINABLE})[\u200c\u200d]|[\u200c\u200d](?!{_JOINABLE})")
 _AS_SPACE = {c for c in _CONTROLS if c.isspace() and c != "\r"}
 
 
@@ -115,14 +140,22 @@ _FTFY = ftfy.TextFixerConfig(
 
 
 def clean(value: object) -> str:
-    """``value`` with mojibake repaired, without NUL, C0/C1 and bidi controls, lone surrogates.
+    """``value`` with mojibake repaired, without NUL, C0/C1 and bidi controls, lone surrogates
+    and invisible format characters (see above).
 
     "" unless ``value`` is a string.
     """
     if not isinstance(value, str):
         return ""
-    if not value.isascii():  # mojibake is always made of non-ASCII characters
-        value = _repaired(value)
+    if value.isascii():  # mojibake, format characters and joiners are all non-ASCII
+        return _without_unwanted(value) if _ASCII_CONTROLS.search(value) else value
+    value = _without_unwanted(_repaired(value))
+    if "\u200c" in value or "\u200d" in value:
+        value = _STRAY_JOINER.sub("", value)
+    return value
+
+
+def _without_unwanted(value: str) -> str:
     if not _UNWANTED.search(value):  # the common case: nothing to drop
         return value
     value = value.replace("\r\n", "\n").replace("\r", "\n")
