@@ -103,6 +103,9 @@ class InstitutionEntrySerializer(serializers.Serializer):
     id = serializers.IntegerField()
     name = serializers.CharField()
     ror = serializers.CharField(allow_blank=True)
+    # The first and last year the record places the researcher there; null when it gives none.
+    first = serializers.IntegerField(required=False, allow_null=True, default=None)
+    last = serializers.IntegerField(required=False, allow_null=True, default=None)
 
 
 class AuthorMetricsSerializer(serializers.ModelSerializer):

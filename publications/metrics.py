@@ -224,20 +224,35 @@ def _load_author_facts(author_ids) -> dict[int, AuthorFacts]:
         facts[author_id].followers = followers
         current[author_id] = inst_id
         if inst_id:
-            facts[author_id].institutions.append({"id": inst_id, "name": name, "ror": ror or ""})
+            facts[author_id].institutions.append(_institution(inst_id, name, ror, []))
     past: dict[int, list[tuple]] = defaultdict(list)
     affiliations = AuthorInstitution.objects.filter(author_id__in=author_ids).values_list(
         "author_id", "institution_id", "institution__name", "institution__ror", "years"
     )
     for author_id, inst_id, name, ror, years in affiliations:
-        if inst_id != current.get(author_id):
-            latest = max((y for y in years or [] if isinstance(y, int)), default=0)
-            past[author_id].append((-latest, name, inst_id, ror))
+        if inst_id == current.get(author_id):
+            facts[author_id].institutions[0] = _institution(inst_id, name, ror, years)
+        else:
+            latest = max(_years(years), default=0)
+            past[author_id].append((-latest, name, inst_id, ror, years))
     for author_id, entries in past.items():
-        for _latest, name, inst_id, ror in sorted(entries):
-            facts[author_id].institutions.append({"id": inst_id, "name": name, "ror": ror or ""})
+        for _latest, name, inst_id, ror, years in sorted(entries, key=lambda e: e[:3]):
+            facts[author_id].institutions.append(_institution(inst_id, name, ror, years))
         del facts[author_id].institutions[TOP_LIST_LENGTH:]
     return facts
+
+
+def _years(years: object) -> list[int]:
+    return [y for y in years or [] if isinstance(y, int) and not isinstance(y, bool)]
+
+
+def _institution(inst_id: int, name: str, ror: str | None, years: object) -> dict:
+    """An entry of ``institutions_list``: the first and last year the record gives, if any."""
+    known = _years(years)
+    entry = {"id": inst_id, "name": name, "ror": ror or ""}
+    if known:
+        entry.update(first=min(known), last=max(known))
+    return entry
 
 
 def _names(coauthors: dict[int, Coauthors]) -> dict[int, str]:

@@ -116,9 +116,21 @@ def test_institutions_current_first_then_most_recent():
     metrics = metrics_of(me)
 
     assert metrics.institutions_list == [
-        {"id": current.pk, "name": "Microsoft Research", "ror": "https://ror.org/00d0nc645"},
-        {"id": old.pk, "name": "Carnegie Mellon University", "ror": ""},
-        {"id": older.pk, "name": "University of Waterloo", "ror": ""},
+        {
+            "id": current.pk,
+            "name": "Microsoft Research",
+            "ror": "https://ror.org/00d0nc645",
+            "first": 2020,
+            "last": 2020,
+        },
+        {
+            "id": old.pk,
+            "name": "Carnegie Mellon University",
+            "ror": "",
+            "first": 2012,
+            "last": 2015,
+        },
+        {"id": older.pk, "name": "University of Waterloo", "ror": "", "first": 2008, "last": 2009},
     ]
 
 

@@ -1,0 +1,28 @@
+"""The researcher page says when the record places the researcher at each institution."""
+
+import pytest
+
+from publications.metrics import author_metrics_refresh
+from publications.models import AuthorInstitution
+from tests.factories import AuthorFactory, AuthorshipFactory, InstitutionFactory, WorkFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def test_each_institution_shows_its_first_and_last_year(client):
+    current = InstitutionFactory(name="OurResearch")
+    earlier = InstitutionFactory(name="University of Pittsburgh")
+    undated = InstitutionFactory(name="Somewhere Undated")
+    author = AuthorFactory(display_name="Heather Piwowar", last_known_institution=current)
+    AuthorshipFactory(author=author, work=WorkFactory(publication_year=2020))
+    AuthorInstitution.objects.create(author=author, institution=current, years=[2022, 2019])
+    AuthorInstitution.objects.create(author=author, institution=earlier, years=[2007, 2011, 2009])
+    AuthorInstitution.objects.create(author=author, institution=undated, years=[2015])
+    AuthorInstitution.objects.filter(institution=undated).update(years=[])
+    author_metrics_refresh(author_ids=[author.pk])
+
+    page = " ".join(client.get(author.get_absolute_url()).content.decode().split())
+
+    assert 'OurResearch</a> <span class="muted small">2019–2022</span>' in page
+    assert 'University of Pittsburgh</a> <span class="muted small">2007–2011</span>' in page
+    assert "Somewhere Undated</a></li>" in page
