@@ -58,7 +58,7 @@ class Chart:
     def description(self) -> str:
         return (
             f"Citations received each year from {self.first_year} to {self.last_year}: "
-            f"{self.total:,} in all, the most in {self.peak.year} ({self.peak.value:,})."
+            f"{self.total:,} in those years, the most in {self.peak.year} ({self.peak.value:,})."
         )
 
 
