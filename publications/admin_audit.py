@@ -19,6 +19,7 @@ from django.core.exceptions import ValidationError
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models
 
+from publications.admin_display import JSONFormField
 from publications.curation import audit_record
 
 SECRET_FIELDS = re.compile(r"password|secret|token|key$", re.I)  # never copied into the trail
@@ -77,8 +78,12 @@ def admin_audit(request, obj: models.Model, verb: str, data: dict) -> None:
 class AuditedModelAdmin(admin.ModelAdmin):
     """A ModelAdmin whose saves and deletes write AuditEvents."""
 
-    # An address typed without a scheme is taken as https (records link out over https).
-    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
+    # An address typed without a scheme is taken as https (records link out over https);
+    # JSON (a source's payload) shows a lone surrogate escaped, not as a page that fails.
+    formfield_overrides = {
+        models.URLField: {"assume_scheme": "https"},
+        models.JSONField: {"form_class": JSONFormField},
+    }
 
     def save_model(self, request, obj, form, change):
         changes = form_changes(form) if change else {}
