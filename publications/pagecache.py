@@ -25,6 +25,14 @@ CSRF token or the session. The middleware outside the view (security headers,
 CSP, compression) still runs on every answer, cached or not. Every kept page
 is renewed at least every ``PAGE_TIMEOUT`` seconds whatever happens.
 
+A page is kept per address and per query string, counting only the parameters
+the page reads (``PAGE_PARAMETERS``), each given once and shaped as the page
+expects, in a fixed order. A request carrying any other parameter, or one given
+twice, is answered fresh and kept nowhere: its page could echo the parameter
+back (pagination links keep the query string), so it cannot share an entry with
+the address without it, and keying on it would let anyone fill the cache with
+``?a=1``, ``?a=2``... copies of one page.
+
 Every other visitor (signed in, or with a cookie) gets a *shared page*
 (``shared_page``): the page rendered once as an anonymous visitor sees it, with
 slots where each visitor's own parts go (account menu, messages, the follow and
@@ -38,11 +46,13 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import re
 import uuid
 from collections.abc import Callable, Iterable
 from functools import wraps
 from importlib import import_module
 from typing import NamedTuple
+from urllib.parse import urlencode
 
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
@@ -159,10 +169,51 @@ def cacheable_response(request: HttpRequest, response: HttpResponse) -> bool:
     )
 
 
-def page_key(kind: str, pk: int, request: HttpRequest) -> str:
+_NUMBER = re.compile(r"\d{0,6}")  # a page number or a year
+_WORD = re.compile(r"[\w:.-]{0,100}")  # a choice (sort, type, oa...) or a topic key
+_TEXT = re.compile(r".{0,1000}", re.DOTALL)  # a search query (SearchForm's own bound)
+_WORK_FILTERS = {
+    "year_from": _NUMBER,
+    "year_to": _NUMBER,
+    "type": _WORD,
+    "topic": _WORD,
+    "oa": _WORD,
+}
+# The query parameters each kept page reads: the work page's pages of references
+# and citing works, the researcher page's work filters (publications.filters) and
+# the search form's fields (publications.search.SearchForm), with their page.
+PAGE_PARAMETERS = {
+    "work": {"references": _NUMBER, "cited_by": _NUMBER},
+    "author": {**_WORK_FILTERS, "sort": _WORD, "has_code": _WORD, "page": _NUMBER},
+    "search": {**_WORK_FILTERS, "q": _TEXT, "show": _WORD, "page": _NUMBER},
+}
+
+
+def page_query(kind: str, request: HttpRequest) -> str | None:
+    """The query string as the page of ``kind`` reads it, in a fixed order.
+
+    None when the request carries a parameter the page does not read, one given
+    twice, or a value the page could not take: such a page is not kept.
+    """
+    readable = PAGE_PARAMETERS.get(kind, {})
+    kept = []
+    for name, values in request.GET.lists():
+        pattern = readable.get(name)
+        if pattern is None or len(values) != 1 or not pattern.fullmatch(values[0]):
+            return None
+        kept.append((name, values[0]))
+    return urlencode(sorted(kept))
+
+
+def page_key(kind: str, pk: int, request: HttpRequest) -> str | None:
+    """The cache key of the page, or None when the page is not kept (``page_query``)."""
+    query = page_query(kind, request)
+    if query is None:
+        return None
+    address = f"{request.path}?{query}"
+    digest = hashlib.sha1(address.encode(), usedforsecurity=False).hexdigest()
     # The date is part of the key: pages say "under embargo until", "n years ago".
-    path = hashlib.sha1(request.get_full_path().encode(), usedforsecurity=False).hexdigest()
-    return f"page:{kind}:{pk}:{timezone.localdate().isoformat()}:{path}"
+    return f"page:{kind}:{pk}:{timezone.localdate().isoformat()}:{digest}"
 
 
 def _stored(response: HttpResponse, versions: dict[str, str]) -> dict:
@@ -224,9 +275,9 @@ def anonymous_page(kind: str):
     def decorator(view):
         @wraps(view)
         def wrapped(request: HttpRequest, pk: int, *args, **kwargs) -> HttpResponse:
-            if not cacheable_request(request):
+            key = page_key(kind, pk, request) if cacheable_request(request) else None
+            if key is None:
                 return view(request, pk, *args, **kwargs)
-            key = page_key(kind, pk, request)
             entry = cache.get(key)
             if _fresh(entry):
                 return _answer(entry)
@@ -383,15 +434,17 @@ def shared_page(kind: str, pk: int, request: HttpRequest, build: SharedBuild) ->
     ``build(visitor, slots)`` renders it for an anonymous ``visitor`` and returns the
     body with the page versions of every record it shows, each read before the
     rows it shows (``versions_current`` adds ``NAMES``). Kept under those versions,
-    for the page's address and day; a body that used a session or a CSRF token is not kept.
+    for the page's address, query (``page_query``) and day; a body that used a
+    session or a CSRF token, or a query the page does not read, is not kept.
     """
-    key = f"shared:{page_key(kind, pk, request)}"
-    if settings.PAGE_CACHE:
+    key = page_key(kind, pk, request) if settings.PAGE_CACHE else None
+    if key is not None:
+        key = f"shared:{key}"
         entry = cache.get(key)
         if _fresh(entry):
             return SharedPage(entry["body"], entry["nonce"], entry["versions"])
     slots, visitor = Slots(), _as_anyone(request)
     body, versions = build(visitor, slots)  # read NAMES with the page's other versions
-    if settings.PAGE_CACHE and _nothing_personal(visitor):
+    if key is not None and _nothing_personal(visitor):
         cache.set(key, {"versions": versions, "body": body, "nonce": slots.nonce}, PAGE_TIMEOUT)
     return SharedPage(body, slots.nonce, versions)
