@@ -109,7 +109,7 @@ def test_follow_and_unfollow_change_the_count(demo, live_server, page, browser, 
     actions_shot(page, "following-03b-followed-panels")
     page.reload()
     expect(follow_box(page)).to_contain_text("1 follower")
-    expect(page.locator(".stat", has_text="followers")).to_contain_text("1")
+    expect(page.locator(f"#followers-stat-{gennady.pk}")).to_have_text("follower1")
     page.set_viewport_size(PHONE)
     follow_box(page).scroll_into_view_if_needed()
     screenshot("following-04-followed-phone")
