@@ -19,6 +19,7 @@ from django.utils.safestring import mark_safe
 from publications import curation, models
 from publications.admin_audit import AuditedModelAdmin
 from publications.admin_display import duration_text, pretty_json, progress_bar, shorten
+from publications.admin_figures import RenewsAuthorFigures
 from publications.admin_views import (
     AuditEventViews,
     AuthorCurationViews,
@@ -28,7 +29,6 @@ from publications.admin_views import (
     MergeCandidateViews,
 )
 from publications.curation import selectors
-from publications.curation.constraints import metrics_refresh
 from publications.curation.selectors import progress_state, progress_text
 
 
@@ -122,7 +122,7 @@ class AuthorMetricsAdmin(AuditedModelAdmin):
 
 
 @admin.register(models.Work)
-class WorkAdmin(AuditedModelAdmin):
+class WorkAdmin(RenewsAuthorFigures, AuditedModelAdmin):
     list_display = [
         "title",
         "type",
@@ -146,29 +146,6 @@ class WorkAdmin(AuditedModelAdmin):
     raw_id_fields = ["venue", "merged_into"]
     readonly_fields = ["created_at", "updated_at"]
     inlines = [AuthorshipInline]
-
-    # An edited work changes its authors' figures (citations, h-index, primary
-    # category, retractions in the trust score): they are recomputed at once, for
-    # the authors it had before the edit as well as after, not at the nightly pass.
-
-    def save_model(self, request, obj, form, change):
-        obj.authors_before_edit = _author_ids(obj) if change else set()
-        super().save_model(request, obj, form, change)
-
-    def save_related(self, request, form, formsets, change):
-        super().save_related(request, form, formsets, change)
-        if form.has_changed() or any(formset.has_changed() for formset in formsets):
-            work = form.instance
-            metrics_refresh(getattr(work, "authors_before_edit", set()) | _author_ids(work))
-
-    def delete_model(self, request, obj):
-        authors = _author_ids(obj)
-        super().delete_model(request, obj)
-        metrics_refresh(authors)
-
-
-def _author_ids(work: models.Work) -> set[int]:
-    return set(work.authorships.values_list("author_id", flat=True))
 
 
 @admin.register(models.Authorship)
