@@ -19,22 +19,13 @@ from django.utils import timezone
 from django.utils.text import slugify
 
 from profiles.models import Claim, Follow, Report
+from publications.identifiers import openalex_url
 from publications.models import Author, AuthorInstitution, Authorship, Source, SourceRecord
 from trust import scoring, weights
 from trust.models import TrustScore, TrustScoreHistory
 
 LINKS_PER_ITEM = 3  # named examples an item shows (retracted works, collaborators)
 HISTORY_POINTS = 30  # history rows the sparkline draws
-# OpenAlex numbers its ids below 9,000,000,000; the demo data and generated corpus use
-# ids from 8,000,000,000 on for local records that have no page at OpenAlex.
-OPENALEX_LOCAL_FROM = 8_000_000_000
-
-
-def openalex_url(openalex_id: str) -> str:
-    digits = (openalex_id or "")[1:]
-    if not digits.isdigit() or int(digits) >= OPENALEX_LOCAL_FROM:
-        return ""
-    return f"https://openalex.org/{openalex_id}"
 
 
 @functools.cache
