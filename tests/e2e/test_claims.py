@@ -28,8 +28,10 @@ PHONE = {"width": 390, "height": 844}
 
 
 @pytest.fixture
-def demo(settings):
+def demo(settings, live_server):
     settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+    # Mails link to the public site (SITE_URL), which for this test is the live server.
+    settings.SITE_URL = live_server.url
     Site.objects.update_or_create(
         pk=settings.SITE_ID, defaults={"domain": "localhost", "name": "Scholar Pages"}
     )
