@@ -3,9 +3,11 @@
 import json
 
 import pytest
+from django.db import connection
 from django.urls import reverse
 from django.utils import timezone
 
+from publications.admin_display import pretty_json
 from publications.models import ImportProblem, SourceRecord
 
 pytestmark = pytest.mark.django_db
@@ -49,6 +51,8 @@ def test_the_escaped_payload_reads_back_as_it_was_stored(staff_client):
 
 
 def test_a_problem_holding_a_lone_surrogate_shows_it_escaped(staff_client):
+    if connection.vendor == "postgresql":
+        pytest.skip("jsonb refuses a lone surrogate: PostgreSQL keeps such a problem as text")
     problem = ImportProblem.objects.create(
         source="openalex",
         external_id="https://openalex.org/W990007",
@@ -58,3 +62,9 @@ def test_a_problem_holding_a_lone_surrogate_shows_it_escaped(staff_client):
     response = staff_client.get(admin("importproblem_change", problem.pk))
     assert response.status_code == 200
     assert "lone \\ud800 surrogate \\udfff end" in response.content.decode()
+
+
+def test_the_json_display_escapes_a_lone_surrogate():
+    shown = pretty_json(PAYLOAD)
+    assert "lone \\ud800 surrogate \\udfff end" in shown
+    shown.encode("utf-8")  # a page can hold it
