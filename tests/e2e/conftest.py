@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from django.test import Client
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_FLAGS = [
@@ -75,3 +76,14 @@ def screenshot(page):
         return path
 
     return take
+
+
+def signed_in(browser, live_server, user, viewport):
+    """A browser context at ``viewport``, signed in as ``user`` (None: a visitor)."""
+    context = browser.new_context(viewport=viewport)
+    if user is not None:
+        client = Client()
+        client.force_login(user)
+        cookie = client.cookies["sessionid"].value
+        context.add_cookies([{"name": "sessionid", "value": cookie, "url": live_server.url}])
+    return context

@@ -16,11 +16,10 @@ import os
 from pathlib import Path
 
 import pytest
-from django.test import Client
 from playwright.sync_api import expect
 
 from tests.config.main_pages import main_pages
-from tests.e2e.conftest import OWN_LABELS, SCREENSHOTS, WORDS_CUT
+from tests.e2e.conftest import OWN_LABELS, SCREENSHOTS, WORDS_CUT, signed_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -36,16 +35,6 @@ def axe_source() -> str:
             pytest.fail(f"REQUIRE_BROWSER is set but {AXE} is missing: run `make checkers`")
         pytest.skip(f"no {AXE}: run `make checkers`")
     return AXE.read_text()
-
-
-def signed_in(browser, live_server, user, viewport):
-    context = browser.new_context(viewport=viewport)
-    if user is not None:
-        client = Client()
-        client.force_login(user)
-        cookie = client.cookies["sessionid"].value
-        context.add_cookies([{"name": "sessionid", "value": cookie, "url": live_server.url}])
-    return context
 
 
 def axe_findings(page, source: str) -> dict:

@@ -3,9 +3,9 @@ as read (a select never widens the page; a checkbox sits on its label's line).""
 
 import pytest
 from django.core.management import call_command
-from django.test import Client
 
 from publications.models import Author
+from tests.e2e.conftest import signed_in
 from tests.people import person
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -15,13 +15,7 @@ DESKTOP = {"width": 1280, "height": 900}
 
 
 def tab(browser, live_server, viewport, user=None):
-    context = browser.new_context(viewport=viewport)
-    if user is not None:
-        client = Client()
-        client.force_login(user)
-        cookie = client.cookies["sessionid"].value
-        context.add_cookies([{"name": "sessionid", "value": cookie, "url": live_server.url}])
-    return context.new_page()
+    return signed_in(browser, live_server, user, viewport).new_page()
 
 
 def page_width(page) -> int:

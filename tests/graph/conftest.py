@@ -70,3 +70,13 @@ def known(db) -> Known:
         link(works[key], [people[n] for n in names])
     edges.edges_rebuild()
     return Known(people, works)
+
+
+@pytest.fixture
+def empty_cache():
+    """A cache emptied before and after the test: slices and pages are kept there."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()

@@ -4,21 +4,13 @@ and its legend draws each centre in the shape the picture gives it."""
 import re
 
 import pytest
-from django.core.cache import cache
 from django.urls import reverse
 
 from graph import edges
 from tests.factories import AuthorFactory, WorkFactory
 from tests.graph.conftest import link
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def empty_cache():
-    cache.clear()
-    yield
-    cache.clear()
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("empty_cache")]
 
 
 def lists(html: str) -> dict[str, list[str]]:

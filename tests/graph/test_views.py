@@ -1,7 +1,6 @@
 """The slice on the researcher page, the explorer and the API, with bad input."""
 
 import pytest
-from django.core.cache import cache
 from django.urls import reverse
 
 from graph import services, tasks
@@ -10,14 +9,7 @@ from publications.signals import authors_changed
 from tests.factories import AuthorFactory, WorkFactory
 from tests.graph.conftest import link
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def empty_cache():
-    cache.clear()
-    yield
-    cache.clear()
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("empty_cache")]
 
 
 def slice_url(pk: int) -> str:
