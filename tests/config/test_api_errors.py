@@ -24,22 +24,26 @@ def test_a_missing_author_s_trust_says_not_found(client):
     assert response.json()["error"]["message"] == "Not found."
 
 
-def test_django_s_own_404_and_403_get_the_documented_messages():
+@pytest.mark.parametrize(
+    ("raised", "status", "code", "message"),
+    [
+        (Http404("No Work matches the given query."), 404, "not_found", "Not found."),
+        (
+            PermissionDenied("internal reason"),
+            403,
+            "permission_denied",
+            "You do not have permission to perform this action.",
+        ),
+    ],
+)
+def test_django_s_own_404_and_403_get_the_documented_messages(raised, status, code, message):
     context = {"request": APIRequestFactory().get("/api/v1/works/")}
-    response = exception_handler(Http404("No Work matches the given query."), context)
-    assert response.status_code == 404
+    response = exception_handler(raised, context)
+    assert response.status_code == status
     assert response.data["error"] == {
-        "status": 404,
-        "code": "not_found",
-        "message": "Not found.",
-        "details": None,
-    }
-    response = exception_handler(PermissionDenied("internal reason"), context)
-    assert response.status_code == 403
-    assert response.data["error"] == {
-        "status": 403,
-        "code": "permission_denied",
-        "message": "You do not have permission to perform this action.",
+        "status": status,
+        "code": code,
+        "message": message,
         "details": None,
     }
 

@@ -19,14 +19,18 @@ def admin(name: str, *args) -> str:
     return reverse(f"admin:publications_{name}", args=args)
 
 
-def test_a_source_record_holding_a_lone_surrogate_shows_it_escaped(staff_client):
-    record = SourceRecord.objects.create(
+@pytest.fixture
+def record():
+    return SourceRecord.objects.create(
         source="openalex",
         external_id="https://openalex.org/W990007",
         payload=PAYLOAD,
         content_hash="0" * 64,
         fetched_at=timezone.now(),
     )
+
+
+def test_a_source_record_holding_a_lone_surrogate_shows_it_escaped(staff_client, record):
     assert SourceRecord.objects.get(pk=record.pk).payload == PAYLOAD  # stored as it came
     response = staff_client.get(admin("sourcerecord_change", record.pk))
     assert response.status_code == 200
@@ -35,14 +39,7 @@ def test_a_source_record_holding_a_lone_surrogate_shows_it_escaped(staff_client)
     assert staff_client.get(admin("sourcerecord_changelist")).status_code == 200
 
 
-def test_the_escaped_payload_reads_back_as_it_was_stored(staff_client):
-    record = SourceRecord.objects.create(
-        source="openalex",
-        external_id="https://openalex.org/W990007",
-        payload=PAYLOAD,
-        content_hash="0" * 64,
-        fetched_at=timezone.now(),
-    )
+def test_the_escaped_payload_reads_back_as_it_was_stored(staff_client, record):
     form = staff_client.get(admin("sourcerecord_change", record.pk)).context["adminform"].form
     shown = form["payload"].value()  # the text the form shows
     assert "\\ud800" in shown
