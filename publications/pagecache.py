@@ -183,7 +183,7 @@ _WORK_FILTERS = {
 # and citing works, the researcher page's work filters (publications.filters) and
 # the search form's fields (publications.search.SearchForm), with their page.
 PAGE_PARAMETERS = {
-    "work": {"references": _NUMBER, "cited_by": _NUMBER},
+    "work": {"references": _NUMBER, "cited_by": _NUMBER, "authors": re.compile("all")},
     "author": {**_WORK_FILTERS, "sort": _WORD, "has_code": _WORD, "page": _NUMBER},
     "search": {**_WORK_FILTERS, "q": _TEXT, "show": _WORD, "page": _NUMBER},
 }

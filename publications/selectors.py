@@ -107,7 +107,12 @@ class WorkPage:
     dates: list[tuple[str, date, str]] = field(default_factory=list)  # label, day, source
     provenance: list[tuple[str, str]] = field(default_factory=list)  # fact, source label
     embargo_active: bool = False
+    bylines_left_out: int = 0  # names between the shown ones and the last (a long byline)
 
+
+# Names a work page shows of a long byline (a large collaboration's runs to thousands):
+# the first ones and the last; the page links to the whole list.
+BYLINES_SHOWN = 100
 
 FACT_LABELS = {
     "source_created_date": "Created",
@@ -175,34 +180,47 @@ def _places(authorship) -> list[Affiliation]:
     return places
 
 
-def _bylines(work: Work) -> tuple[list[Byline], list[Affiliation]]:
+def _bylines(work: Work, *, shown: int | None) -> tuple[list[Byline], list[Affiliation], int]:
+    """The bylines shown, the affiliations they mark, and how many names are left out.
+
+    With ``shown``, a longer byline (a large collaboration's) keeps its first
+    ``shown`` names and its last; the affiliations are those of the names shown.
+    """
+    entries = _byline_entries(work)
+    left_out = 0
+    if shown is not None and len(entries) > shown + 1:
+        left_out = len(entries) - shown - 1
+        entries = entries[:shown] + entries[-1:]
     affiliations: list[Affiliation] = []
     numbers: dict[str, int] = {}
     bylines = []
-    for authorship in work.authorships.all():
+    for entry in entries:
+        if not isinstance(entry, Authorship):  # a name no record holds
+            bylines.append(Byline(entry.raw_name, None, []))
+            continue
         marks = []
-        for place in _places(authorship):
+        for place in _places(entry):
             if place.name not in numbers:
                 affiliations.append(place)
                 numbers[place.name] = len(affiliations)
             marks.append(numbers[place.name])
-        author = authorship.author
+        author = entry.author
         public = author if not author.is_deleted else None
-        name = (author.display_name if public else "") or authorship.raw_name or "Unknown author"
-        link = link_facts(authorship) if public else None
-        bylines.append(Byline(name, public, sorted(set(marks)), authorship.is_corresponding, link))
-    return _with_unlinked(work, bylines), affiliations
+        name = (author.display_name if public else "") or entry.raw_name or "Unknown author"
+        link = link_facts(entry) if public else None
+        bylines.append(Byline(name, public, sorted(set(marks)), entry.is_corresponding, link))
+    return bylines, affiliations, left_out
 
 
-def _with_unlinked(work: Work, bylines: list[Byline]) -> list[Byline]:
-    """Put the names no record holds (UnlinkedAuthorship) at their byline positions, unlinked."""
-    placed = list(zip([a.position for a in work.authorships.all()], bylines, strict=True))
+def _byline_entries(work: Work) -> list:
+    """Authorships and the names no record holds (UnlinkedAuthorship), in byline order."""
+    placed = [(a.position, a) for a in work.authorships.all()]
     taken = {position for position, _ in placed}
     for unlinked in work.unlinked_authorships.all():
         if unlinked.position not in taken:
             taken.add(unlinked.position)
-            placed.append((unlinked.position, Byline(unlinked.raw_name, None, [])))
-    return [byline for _, byline in sorted(placed, key=lambda pair: pair[0])]
+            placed.append((unlinked.position, unlinked))
+    return [entry for _, entry in sorted(placed, key=lambda pair: pair[0])]
 
 
 def _dates(work: Work, sources: dict[str, str]) -> list[tuple[str, date, str]]:
@@ -240,15 +258,19 @@ def similar_works(work: Work, *, limit: int = 5) -> list[WorkSimilarity]:
     return links
 
 
-def work_page(work: Work, *, today: date) -> WorkPage:
-    """Everything the work page shows, in a fixed number of queries whatever the author count."""
+def work_page(work: Work, *, today: date, all_authors: bool = False) -> WorkPage:
+    """Everything the work page shows, in a fixed number of queries whatever the author count.
+
+    A byline past ``BYLINES_SHOWN`` names shows its first names and its last, and
+    says how many it leaves out, unless ``all_authors``.
+    """
     labels = dict(Source.choices)
     sources = {
         name: labels.get(source, source)
         for name, source in work.provenance.items()
         if isinstance(source, str)  # "dropped" holds notes, not a source
     }
-    bylines, affiliations = _bylines(work)
+    bylines, affiliations, left_out = _bylines(work, shown=None if all_authors else BYLINES_SHOWN)
     topics = [
         wt.topic
         for wt in work.work_topics.select_related("topic").order_by("-is_primary", "-score", "id")
@@ -261,6 +283,7 @@ def work_page(work: Work, *, today: date) -> WorkPage:
     return WorkPage(
         work=work,
         bylines=bylines,
+        bylines_left_out=left_out,
         affiliations=affiliations,
         topics=topics,
         funding=list(funding.items()),

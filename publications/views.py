@@ -52,7 +52,8 @@ def work_detail(request: HttpRequest, pk: int, slug: str = "") -> HttpResponse:
     if pagecache.cacheable_request(request):  # a page that may be kept: what it shows, first
         records = pagecache.work_page_records(work.pk, citations.listed(references, cited_by))
         shown = pagecache.versions_current(records)
-    page = selectors.work_page(work, today=timezone.localdate())
+    all_authors = request.GET.get("authors") == "all"
+    page = selectors.work_page(work, today=timezone.localdate(), all_authors=all_authors)
     context = {"work": work, "page": page, "references": references, "cited_by": cited_by}
     response = render(request, "publications/work_detail.html", context)
     return pagecache.answer_shows(response, shown)
