@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from urllib.parse import urlencode
 
 from django.conf import settings
@@ -90,6 +91,23 @@ def _render_explorer(request: HttpRequest, context: dict, status: int = 200) -> 
     return response
 
 
+EMPTY_KINDS_NOTE = "graph-kinds-empty"
+
+
+def _counts_of_every_kind(author, hood, filters: neighbourhood.Filters) -> dict[str, int]:
+    """How many of each kind the explorer could show with these years and joint works.
+
+    A kind the visitor switched off counts as if it were on, so that only kinds with
+    nothing to show are disabled in the form, never one the visitor may switch back on.
+    """
+    shown = hood.counts()
+    if set(filters.kinds) >= set(neighbourhood.SHOWABLE):
+        return shown
+    every = replace(filters, kinds=neighbourhood.SHOWABLE)
+    could = neighbourhood.build(author, limits=neighbourhood.EXPLORER, filters=every).counts()
+    return {kind: shown[kind] if kind in filters.kinds else could[kind] for kind in could}
+
+
 def explorer(request: HttpRequest, pk: int) -> HttpResponse:
     """A larger, filterable neighbourhood with a list view beside the picture."""
     author = get_object_or_404(
@@ -101,7 +119,11 @@ def explorer(request: HttpRequest, pk: int) -> HttpResponse:
         raise Http404("This author record was deleted at the source.")
     form = GraphFilterForm(request.GET or None, initial={"kinds": list(neighbourhood.SHOWABLE)})
     valid = form.is_valid() if request.GET else True
-    hood = neighbourhood.build(author, limits=neighbourhood.EXPLORER, filters=form.filters())
+    filters = form.filters()
+    hood = neighbourhood.build(author, limits=neighbourhood.EXPLORER, filters=filters)
+    counts = _counts_of_every_kind(author, hood, filters)
+    empty = [kind for kind in neighbourhood.SHOWABLE if not counts.get(kind)]
+    form.switch_off(empty, note_id=EMPTY_KINDS_NOTE)
     groups = hood.by_kind()
     find = (form.cleaned_data.get("find") or "").lower() if valid and request.GET else ""
     listed = {
@@ -118,7 +140,9 @@ def explorer(request: HttpRequest, pk: int) -> HttpResponse:
         "form": form,
         "hood": hood,
         "groups": _with_centre_links(listed, address),
-        "counts": hood.counts(),
+        "counts": counts,
+        "empty_kinds": [neighbourhood.SHOW_LABELS[kind] for kind in empty],
+        "empty_kinds_note": EMPTY_KINDS_NOTE,
         "find": find,
         "kinds": neighbourhood.KIND_LABELS,
         "page_title": title,
