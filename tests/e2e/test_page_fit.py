@@ -4,8 +4,11 @@ as read (a select never widens the page; a checkbox sits on its label's line).""
 import pytest
 from django.core.management import call_command
 
+from profiles.claims.services import claim_approve
+from profiles.models import Claim
 from publications.models import Author
 from tests.e2e.conftest import signed_in
+from tests.factories import AuthorFactory, UserFactory
 from tests.people import person
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -41,3 +44,20 @@ def test_remember_me_sits_beside_its_checkbox(live_server, browser, viewport):
     label = page.locator("label[for=id_remember]").bounding_box()
     assert abs((box["y"] + box["height"] / 2) - (label["y"] + label["height"] / 2)) < 6
     assert box["x"] + box["width"] <= label["x"]  # the box first, then its words
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_a_held_claims_actions_keep_apart(live_server, browser, viewport):
+    holder = person("holder")
+    claim = Claim.objects.create(
+        user=holder, author=AuthorFactory(), method="evidence", evidence="My lab page"
+    )
+    claim_approve(claim=claim, actor=UserFactory(is_staff=True))
+    page = tab(browser, live_server, viewport, holder)
+    page.goto(f"{live_server.url}/claims/{claim.pk}/")
+    button = page.get_by_role("link", name="Edit your profile").bounding_box()
+    link = page.get_by_role("link", name="All your claims").bounding_box()
+    apart = link["x"] - (button["x"] + button["width"])
+    below = link["y"] - (button["y"] + button["height"])
+    assert apart >= 8 or below >= 8  # beside the button with a gap, or on a line of its own
+    assert page_width(page) <= viewport["width"]
