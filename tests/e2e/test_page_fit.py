@@ -61,3 +61,14 @@ def test_a_held_claims_actions_keep_apart(live_server, browser, viewport):
     below = link["y"] - (button["y"] + button["height"])
     assert apart >= 8 or below >= 8  # beside the button with a gap, or on a line of its own
     assert page_width(page) <= viewport["width"]
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_the_search_page_shows_one_search_box(live_server, browser, viewport):
+    call_command("demo", verbosity=0)
+    page = tab(browser, live_server, viewport)
+    page.goto(f"{live_server.url}/search/?q=learning")
+    boxes = page.get_by_role("searchbox")
+    assert [boxes.nth(i).is_visible() for i in range(boxes.count())] == [True]
+    assert boxes.first.get_attribute("id") == "search-q"  # the page's box, beside the filters
+    assert page_width(page) <= viewport["width"]
