@@ -70,6 +70,8 @@ class PanelState:
     reason: str = ""
     invitation_id: int | None = None
     pending_count: int = 0
+    # The visitor holds no record of their own, so could not send an invitation anyway.
+    own_record_missing: bool = False
 
 
 def collaboration_panel_state(*, author: Author, user) -> PanelState:
@@ -114,7 +116,7 @@ def _viewer_state(profile: Profile, user) -> PanelState:
     )
     if not row["has_profile"]:
         reason = "Claim your own author record first: invitations come from claimed researchers."
-        return PanelState("refused", profile, reason=reason)
+        return PanelState("refused", profile, reason=reason, own_record_missing=True)
     if row["blocked"]:
         return PanelState(
             "refused", profile, reason="You cannot send invitations to this researcher."

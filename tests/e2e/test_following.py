@@ -87,7 +87,7 @@ def test_follow_and_unfollow_change_the_count(demo, live_server, page, browser, 
     # A visitor presses Follow, signs in, and comes back to the same page.
     page.goto(record)
     expect(follow_box(page)).to_contain_text("0 followers")
-    expect(collaboration(page)).to_contain_text("first hold your own researcher record")
+    expect(collaboration(page)).to_contain_text("If you do not hold your own researcher record yet")
     screenshot("following-01-visitor")
     actions_shot(page, "following-01b-visitor-panels")
     follow_box(page).get_by_role("link", name="Follow researcher").click()
