@@ -14,6 +14,7 @@ from django.shortcuts import redirect, render
 from django.templatetags.static import static
 from django.utils import timezone
 from django.views.decorators.cache import never_cache
+from rest_framework.exceptions import PermissionDenied
 
 from config.api import RATE_LIMIT_MESSAGE, error_response, ratelimited_response
 from config.ratelimits import retry_after, wait_phrase
@@ -121,7 +122,7 @@ def page_not_found(request: HttpRequest, exception=None):
 def permission_denied(request: HttpRequest, exception=None):
     """403 raised outside a view's own handling (PermissionDenied): JSON under /api/."""
     if _wants_json(request):
-        return error_response(403, "You do not have permission to perform this action.")
+        return error_response(403, str(PermissionDenied.default_detail))
     return render(request, "403.html", {"path": request.path}, status=403)
 
 
@@ -149,7 +150,7 @@ def ratelimited(request: HttpRequest, exception=None) -> HttpResponse:
     """Answer a request refused by a rate limit: 429, JSON under /api/, a sentence to an
     htmx request, a page elsewhere."""
     seconds = retry_after(request)
-    if request.path.startswith("/api/"):
+    if _wants_json(request):
         return ratelimited_response(seconds)
     context = {"message": RATE_LIMIT_MESSAGE, "when": wait_phrase(seconds)}
     if getattr(request, "htmx", False):
