@@ -384,13 +384,18 @@ def search_works(query: str, filters: WorkFilters | None = None) -> WorkMatches 
 
 
 class YearRangeForm(forms.Form):
-    """A form with ``year_from`` / ``year_to`` fields that must not be reversed."""
+    """A form with ``year_from`` / ``year_to`` fields that must not be reversed.
+
+    A reversed range is reported on ``year_to`` and filters on neither end: which
+    of the two was meant cannot be told, and half of it would be a filter nobody asked for.
+    """
 
     def clean(self):
         data = super().clean()
         low, high = data.get("year_from"), data.get("year_to")
         if low is not None and high is not None and low > high:
             self.add_error("year_to", "The end year comes before the start year.")
+            data.pop("year_from", None)
         return data
 
 
@@ -410,13 +415,6 @@ class SearchForm(YearRangeForm):
     show = forms.ChoiceField(
         required=False, choices=[("", "Everything"), ("researchers", "Researchers only")]
     )
-
-    def clean(self):
-        low, high = self.cleaned_data.get("year_from"), self.cleaned_data.get("year_to")
-        data = super().clean()
-        if low is not None and high is not None and low > high:
-            data.pop("year_from", None)  # a reversed range filters on neither end: the page says so
-        return data
 
     def clean_q(self) -> str:
         return clean_query(self.cleaned_data.get("q") or "")
