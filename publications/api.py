@@ -23,7 +23,7 @@ from rest_framework import mixins, serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound
 
-from publications import citations, selectors
+from publications import citations, identifiers, selectors
 from publications.display import web_url
 from publications.filters import CodeFilter, WorkFilter
 from publications.models import (
@@ -301,7 +301,7 @@ class ReferenceSerializer(serializers.ModelSerializer):
 
     @extend_schema_field(OpenApiTypes.URI)
     def get_openalex_url(self, citation: Citation) -> str:
-        return citations.openalex_url(citation.cited_openalex_id)
+        return identifiers.openalex_url(citation.cited_openalex_id)
 
 
 class TrueOrFalseField(forms.NullBooleanField):

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from django.core.paginator import Page, Paginator
 from django.db.models import Case, Count, F, Q, QuerySet, Value, When
 
-from publications import identifiers
 from publications.models import Citation, Work
 from publications.selectors import works_with_authors
 
@@ -32,11 +31,6 @@ class CitedBy:
     on_site: int  # works held here that cite the work
     per_source: int | None  # the source's count (None: not known)
     page: Page  # of Works, newest first
-
-
-def openalex_url(openalex_id: str) -> str:
-    """The cited record's page at OpenAlex; "" for a local id, which OpenAlex does not hold."""
-    return identifiers.openalex_url(openalex_id)
 
 
 def _paged(rows: QuerySet, total: int, number: object, per_page: int) -> Page:
