@@ -1,4 +1,6 @@
-"""The researcher page says when the record places the researcher at each institution."""
+"""The researcher page says, at a glance, when the record places the researcher at each institution."""
+
+import re
 
 import pytest
 
@@ -21,7 +23,10 @@ def test_each_institution_shows_its_first_and_last_year(client):
     AuthorInstitution.objects.filter(institution=undated).update(years=[])
     author_metrics_refresh(author_ids=[author.pk])
 
-    page = " ".join(client.get(author.get_absolute_url()).content.decode().split())
+    html = client.get(author.get_absolute_url()).content.decode()
+    # In the "At a glance" panel, not only in the graph's stand-in that the slice replaces.
+    glance = re.search(r'<ul class="glance-institutions".*?</ul>', html, re.DOTALL).group(0)
+    page = " ".join(glance.split())
 
     assert 'OurResearch</a> <span class="muted small">2019–2022</span>' in page
     assert 'University of Pittsburgh</a> <span class="muted small">2007–2011</span>' in page
