@@ -33,10 +33,6 @@ class Stored:
     def linked(self) -> bool:
         return bool(self.work_id or self.author_id)
 
-    def newer_than(self, updated_at: datetime | None) -> bool:
-        """Whether the stored record is a later version than one updated at ``updated_at``."""
-        return is_older(updated_at, self.updated_at)
-
 
 def is_older(updated_at: datetime | None, than: datetime | None) -> bool:
     """Whether a record updated at ``updated_at`` is older than one updated at ``than``.

@@ -18,7 +18,7 @@ from publications.ingest.batch import BatchResult, IncomingWork, Precomputed
 from publications.ingest.bylines import AuthorResolver, Item
 from publications.ingest.citations import write_citations
 from publications.ingest.hashing import content_hash
-from publications.ingest.lookups import same_values, stored_records
+from publications.ingest.lookups import is_older, same_values, stored_records
 from publications.ingest.merge import UPDATE_FIELDS, apply_record, apply_venue, record_version
 from publications.ingest.rows import (
     JsonText,
@@ -138,7 +138,7 @@ class WorkBatch:
             if row and row.content_hash == digest and row.work_id:
                 self.result.unchanged += 1
                 continue
-            if row and row.work_id and found.newer_than(record.updated_at):
+            if row and row.work_id and is_older(record.updated_at, found.updated_at):
                 # An older version of a record held (an earlier snapshot imported
                 # again): what the newer one said stays, nothing changes.
                 self.result.unchanged += 1
