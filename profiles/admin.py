@@ -155,18 +155,44 @@ class PreferencesAdmin(AuditedModelAdmin):
     raw_id_fields = ["user"]
 
 
+class NotificationKindFilter(admin.SimpleListFilter):
+    """The kinds staff may list: never those of a conversation."""
+
+    title = "kind"
+    parameter_name = "kind"
+
+    def lookups(self, request, model_admin):
+        private = models.Notification.CONVERSATION_KINDS
+        return [
+            (kind, label) for kind, label in models.Notification.Kind.choices if kind not in private
+        ]
+
+    def queryset(self, request, queryset):
+        return queryset.filter(kind=self.value()) if self.value() else queryset
+
+
+# Invitations and messages are members' private conversations: the admin offers neither,
+# to superusers neither, nor the notifications that tell of them (an invitation's topic,
+# who accepted whose invitation). Staff read a conversation only as the copy a report
+# keeps of it, and each reading is in the audit trail (ReportAdmin.change_view).
+
+
 @admin.register(models.Notification)
 class NotificationAdmin(AuditedModelAdmin):
     list_display = ["user", "kind", "text", "created_at", "read_at"]
-    list_filter = ["kind"]
+    list_filter = [NotificationKindFilter]
     search_fields = ["user__email", "text"]
     list_select_related = ["user"]
     raw_id_fields = ["user", "author", "work"]
 
+    def get_queryset(self, request):
+        return super().get_queryset(request).outside_conversations()
 
-# Invitations and messages are members' private conversations: the admin offers neither,
-# to superusers neither. Staff read a conversation only as the copy a report keeps of it,
-# and each reading is in the audit trail (ReportAdmin.change_view).
+    def formfield_for_choice_field(self, db_field, request, **kwargs):
+        if db_field.name == "kind":  # staff cannot write one either
+            private = models.Notification.CONVERSATION_KINDS
+            kwargs["choices"] = [c for c in db_field.choices if c[0] not in private]
+        return super().formfield_for_choice_field(db_field, request, **kwargs)
 
 
 @admin.register(models.Block)

@@ -130,6 +130,12 @@ class Preferences(models.Model):
         return f"Preferences of {self.user}"
 
 
+class NotificationQuerySet(models.QuerySet):
+    def outside_conversations(self):
+        """Notifications that say nothing of a conversation (who invited whom, about what)."""
+        return self.exclude(kind__in=Notification.CONVERSATION_KINDS)
+
+
 class Notification(models.Model):
     class Kind(models.TextChoices):
         NEW_WORK = "new_work", "New work"
@@ -151,6 +157,11 @@ class Notification(models.Model):
     text = models.CharField(max_length=300)
     created_at = models.DateTimeField(auto_now_add=True)
     read_at = models.DateTimeField(null=True, blank=True)
+
+    # Members' private conversations: their topic, and who answered whose invitation.
+    CONVERSATION_KINDS = (Kind.INVITATION, Kind.MESSAGE)
+
+    objects = NotificationQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at"]

@@ -116,6 +116,18 @@ def _conversations(w) -> None:
         evidence=f"{TOPIC}\n{INVITE_TEXT}\n{MESSAGE}",
     )
     Notification.objects.create(user=owner, kind=Notification.Kind.NEW_WORK, text=NOTE)
+    # What the site tells a sender when an invitation is answered, and of a new message.
+    w.conversation_notes = [
+        Notification.objects.create(
+            user=other,
+            kind=Notification.Kind.INVITATION,
+            author=w.profile.author,
+            text=f"{w.profile.author.display_name} accepted your invitation about “{TOPIC}”.",
+        ),
+        Notification.objects.create(
+            user=owner, kind=Notification.Kind.MESSAGE, text=f"New message about “{TOPIC}”."
+        ),
+    ]
     w.token = Token.objects.create(user=owner)
 
 

@@ -38,6 +38,7 @@ VIEW_PERMS = [
     "publications.view_author",
     "profiles.view_claim",
     "profiles.view_report",
+    "profiles.view_notification",
 ]
 STAFF_PERMS = [
     *VIEW_PERMS,
