@@ -195,6 +195,16 @@ PLACE_MAX = 500  # venue, institution, publisher and funder names, raw names, jo
 AWARD_MAX = 200  # Grant.award_id
 URL_MAX = 500  # every URL column
 ELLIPSIS = "…"
+# How much of one imported string is ever read: markup costs at most a few times
+# the text it wraps, and no real text comes near this. A stored source payload
+# keeps each string to this length (publications.ingest.payloads), so mapping it
+# again reads exactly what the first mapping read.
+TEXT_WINDOW = 65_536
+
+
+def window(value: str, limit: int) -> str:
+    """The part of ``value`` that a text of at most ``limit`` characters is made from."""
+    return value[: min(limit * 20, TEXT_WINDOW)]
 
 
 def bounded(text: str, limit: int) -> str:
@@ -208,22 +218,21 @@ def clean_line(value: object, limit: int) -> str:
     """A one-line text (title, name, place) cleaned, without markup, at most ``limit`` long."""
     if not isinstance(value, str):
         return ""
-    # Markup costs at most a few times the text it wraps: look no further than that.
-    return bounded(one_line(clean(value[: limit * 20])), limit)
+    return bounded(one_line(clean(window(value, limit))), limit)
 
 
 def clean_text(value: object, limit: int) -> str:
     """A multi-line text (abstract, comments) cleaned, without markup, at most ``limit`` long."""
     if not isinstance(value, str):
         return ""
-    return bounded(plain_text(clean(value[: limit * 20])), limit)
+    return bounded(plain_text(clean(window(value, limit))), limit)
 
 
 def clean_abstract(value: object, limit: int) -> str:
     """An abstract cleaned as ``clean_text`` does, without a leading label or site boilerplate."""
     if not isinstance(value, str):
         return ""
-    return bounded(without_boilerplate(plain_text(clean(value[: limit * 20]))), limit)
+    return bounded(without_boilerplate(plain_text(clean(window(value, limit)))), limit)
 
 
 # What publishers' pages put around an abstract and scrapers keep: an "Abstract"

@@ -11,6 +11,7 @@ from publications.ingest import entities
 from publications.ingest.batch import BatchResult
 from publications.ingest.hashing import content_hash
 from publications.ingest.lookups import is_older
+from publications.ingest.payloads import stored_payload
 from publications.ingest.rows import any_of, present_in
 from publications.models import Author, AuthorInstitution, Authorship, SourceRecord
 from publications.records import AuthorRecord, InstitutionRef
@@ -71,7 +72,8 @@ def ingest_authors(
         row = row or SourceRecord(
             source=record.source, entity=SourceRecord.Entity.AUTHOR, external_id=record.external_id
         )
-        row.payload, row.content_hash, row.fetched_at = payload, digest, fetched_at
+        row.payload, _ = stored_payload(payload)
+        row.content_hash, row.fetched_at = digest, fetched_at
         row.source_updated_at = record.updated_at
         row.author, row.import_run = author, run
         row.save()

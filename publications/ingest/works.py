@@ -20,6 +20,7 @@ from publications.ingest.citations import write_citations
 from publications.ingest.hashing import content_hash
 from publications.ingest.lookups import is_older, same_values, stored_records
 from publications.ingest.merge import UPDATE_FIELDS, apply_record, apply_venue, record_version
+from publications.ingest.payloads import stored_payload
 from publications.ingest.rows import (
     JsonText,
     any_of,
@@ -370,13 +371,14 @@ class WorkBatch:
         now, run_id = self.fetched_at, self.run.pk if self.run else None
         for item in pending:
             row = item.source_record
+            payload, text = stored_payload(item.payload, item.text)
             if row is None:
                 new.append(
                     (
                         item.record.source,
                         SourceRecord.Entity.WORK,
                         item.record.external_id[:255],
-                        item.text or item.payload,
+                        text,
                         item.digest,
                         now,
                         now,
@@ -387,7 +389,7 @@ class WorkBatch:
                     )
                 )
                 continue
-            row.payload = item.payload
+            row.payload = payload
             row.content_hash = item.digest
             row.line_digest = item.line_digest  # "" when it came another way: never skipped
             row.fetched_at = now

@@ -17,7 +17,8 @@ from django.urls import reverse
 from publications.importing.dispatch import import_run_create, import_run_retry
 from publications.importing.execution import import_run_execute
 from publications.models import Author, ImportProblem, ImportRun, SourceRecord, Work
-from publications.text import ABSTRACT_MAX, TITLE_MAX, clean, http_url
+from publications.ingest.payloads import bounded_strings
+from publications.text import ABSTRACT_MAX, TEXT_WINDOW, TITLE_MAX, clean, http_url
 from tests.hostile import (
     HOSTILE_ARXIV,
     good_works,
@@ -85,11 +86,13 @@ def test_a_kept_nul_comes_back_exactly(imported):
     assert problem.kept_payload["title"] == 12345
 
 
-def test_a_good_record_keeps_its_whole_payload(imported):
+def test_a_good_record_keeps_its_payload_each_string_to_the_window(imported):
     originals = {w["id"].rsplit("/", 1)[-1]: w for w in good_works()}
     for short_id in ("W990006", "W990007", "W990004"):
         record = SourceRecord.objects.get(source="openalex", external_id=short_id)
-        assert record.payload == originals[short_id]  # NUL, 10**30, 2**63 + 1, 100k title
+        # NUL, 10**30, 2**63 + 1 kept; a 100k title kept to the longest text a mapping reads
+        assert record.payload == bounded_strings(originals[short_id], TEXT_WINDOW)
+    assert len(SourceRecord.objects.get(external_id="W990004").payload["title"]) == TEXT_WINDOW
     assert SourceRecord.objects.get(external_id="W990006").payload["x_unread"] == 10**30
 
 

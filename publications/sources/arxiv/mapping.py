@@ -22,6 +22,7 @@ from publications.text import (
     clean_abstract,
     clean_line,
     kept_url,
+    window,
 )
 
 SOURCE = "arxiv"
@@ -110,7 +111,7 @@ _SOFT_WRAP = re.compile(r"(?<!\n)\n(?!\n)")
 
 
 def _abstract(summary: str | None) -> str:
-    text = _PARAGRAPH_START.sub("\n\n", clean(stripped(summary)[: ABSTRACT_MAX * 20]))
+    text = _PARAGRAPH_START.sub("\n\n", clean(window(stripped(summary), ABSTRACT_MAX)))
     return clean_abstract(_SOFT_WRAP.sub(" ", text), ABSTRACT_MAX)
 
 
@@ -136,7 +137,7 @@ def _authors(authors: list[dict]) -> list[AuthorRef]:
 
 def _category(value: object) -> str:
     """A category code as a topic key can hold it (codes are a few ASCII characters)."""
-    return clean(value).strip()[:32]
+    return clean_line(value, 32)
 
 
 def _strings(value: object) -> list[str]:

@@ -18,10 +18,12 @@ from publications.records import (
 )
 from publications.sources.openalex.values import (
     SOURCE,
+    as_country,
     as_datetime,
     as_dict,
     as_float,
     as_int,
+    as_issn,
     as_line,
     as_list,
     as_ror,
@@ -49,7 +51,7 @@ def venue_ref(data: dict, publisher: object) -> VenueRef | None:
     return VenueRef(
         name=name,
         openalex_id=short_id(data.get("id"), "S"),
-        issn_l=as_text(data.get("issn_l")),
+        issn_l=as_issn(data.get("issn_l")),
         type=as_text(data.get("type")),
         publisher=as_line(publisher, PLACE_MAX),
         homepage_url=homepage,
@@ -76,7 +78,7 @@ def _institution_ref(data: dict) -> InstitutionRef | None:
         name=name,
         openalex_id=short_id(data.get("id"), "I"),
         ror=as_ror(data.get("ror")),
-        country_code=as_text(data.get("country_code")).upper(),
+        country_code=as_country(data.get("country_code")),
         type=as_text(data.get("type")),
         homepage_url=homepage,
         homepage_dropped=dropped,

@@ -43,6 +43,7 @@ RETRY_BACKOFF = 0.5
 RETRY_HTTP_CODES = [429, 500, 502, 503, 504]
 
 
+CURSOR_MAX = 2_000  # an OpenAlex paging cursor is opaque text of about a hundred characters
 ERROR_MESSAGE_LIMIT = 300  # OpenAlex's 400 message lists every valid field (4 kB)
 
 
@@ -64,7 +65,7 @@ def openalex_message(body: str) -> str:
     except (TypeError, ValueError):
         return ""
     document = as_dict(document)
-    message = as_text(document.get("message")) or as_text(document.get("error"))
+    message = as_text(document.get("message"), 10_000) or as_text(document.get("error"), 10_000)
     if len(message) > ERROR_MESSAGE_LIMIT:
         message = message[:ERROR_MESSAGE_LIMIT].rstrip() + "…"
     return message
@@ -207,7 +208,7 @@ def _resume(cursor: object, steps: list) -> dict | None:
             cursor = None
     state = as_dict(cursor)
     step = as_int(state.get("step"))
-    valid = step is not None and 0 <= step < len(steps) and as_text(state.get("cursor"))
+    valid = step is not None and 0 <= step < len(steps) and as_text(state.get("cursor"), CURSOR_MAX)
     if valid and steps[step][0] == "author_works":
         valid = short_id(state.get("author_id"), "A") is not None
     if not valid:
@@ -266,7 +267,7 @@ def _works_page(filters: dict, what: str, state: dict, steps: list) -> Page:
         raise SourceError(f"OpenAlex answered {what} with a single record instead of a list")
     payloads = [dict(item) for item in results]
     meta = as_dict(results.meta)
-    following = as_text(meta.get("next_cursor"))
+    following = as_text(meta.get("next_cursor"), CURSOR_MAX)
     # A short page is the last one: skip the request that would return [] and no cursor.
     if following and len(payloads) >= PER_PAGE:
         next_cursor = {**state, "cursor": following}

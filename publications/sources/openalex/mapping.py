@@ -35,6 +35,7 @@ from publications.sources.openalex.values import (
     as_datetime,
     as_dict,
     as_int,
+    as_language,
     as_line,
     as_list,
     as_ror,
@@ -51,6 +52,7 @@ from publications.text import (
     AWARD_MAX,
     PLACE_MAX,
     TITLE_MAX,
+    URL_MAX,
     bounded,
     clean_abstract,
     http_url,
@@ -141,7 +143,7 @@ def _work_record(payload: dict, work_id: str, title: str) -> WorkRecord:
         title=title,
         abstract=abstract,
         type=work_type(payload.get("type")),
-        language=as_text(payload.get("language")),
+        language=as_language(payload.get("language")),
         publication_date=published,
         publication_year=as_int(payload.get("publication_year")) or (published and published.year),
         created_date=as_date(payload.get("created_date")),
@@ -268,7 +270,7 @@ def _location_urls(payload: dict) -> Iterator[str]:
     locations += [payload.get("host_venue"), *as_list(payload.get("alternate_host_venues"))]
     for location in map(as_dict, locations):
         for key in ("landing_page_url", "pdf_url", "url"):
-            if url := as_text(location.get(key)):
+            if url := as_text(location.get(key), URL_MAX):
                 yield url
 
 

@@ -17,7 +17,6 @@ from publications.sources.common import parse_datetime
 from publications.sources.shapes import COUNT_MAX
 from publications.text import (
     NAME_MAX,
-    clean,
     clean_line,
 )
 
@@ -58,8 +57,36 @@ def as_float(value: object) -> float | None:
     return number if math.isfinite(number) else None
 
 
-def as_text(value: object) -> str:
-    return clean(value).strip()
+CODE_MAX = 100  # a code or a short label: a type, a licence, a status
+
+
+def as_text(value: object, limit: int = CODE_MAX) -> str:
+    """A short text (a code, a type, a licence) cleaned as every imported line is, bounded."""
+    return clean_line(value, limit)
+
+
+# A language tag (ISO 639 code and optional subtags: "en", "pt-BR", "zh-Hant").
+_LANGUAGE_RE = re.compile(r"^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8}){0,3}$")
+_ISSN_RE = re.compile(r"^(\d{4})-?(\d{3}[\dX])$")
+_COUNTRY_RE = re.compile(r"^[A-Z]{2}$")
+
+
+def as_language(value: object) -> str:
+    """A language tag as the source gives it, or "" for anything that is not one."""
+    text = as_text(value, 16)
+    return text if _LANGUAGE_RE.match(text) else ""
+
+
+def as_issn(value: object) -> str:
+    """An ISSN as ``1234-567X``, or "" for anything that is not one."""
+    match = _ISSN_RE.match(as_text(value, 16).upper())
+    return f"{match.group(1)}-{match.group(2)}" if match else ""
+
+
+def as_country(value: object) -> str:
+    """An ISO 3166 two-letter country code in capitals, or ""."""
+    text = as_text(value, 2).upper()
+    return text if _COUNTRY_RE.match(text) else ""
 
 
 def as_line(value: object, limit: int = NAME_MAX) -> str:
