@@ -49,6 +49,12 @@ USER app
 
 EXPOSE 8000
 
+# Whether gunicorn answers at all (/healthz/live); readiness (database, cache,
+# broker) is /healthz/ready, which docker-compose.yml asks of the web service.
+# The worker and beat containers override or disable it in docker-compose.yml.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
+    CMD ["python", "-m", "config.healthcheck", "live"]
+
 CMD ["gunicorn", "config.wsgi:application", \
      "--bind", "0.0.0.0:8000", \
      "--access-logfile", "-", \

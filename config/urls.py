@@ -38,7 +38,10 @@ urlpatterns = [
         name="django.contrib.sitemaps.views.sitemap",
     ),
     path("favicon.ico", views.favicon, name="favicon"),
-    path("healthz", views.healthz, name="healthz"),
+    path("healthz", views.readiness, name="healthz"),  # kept for monitors that know it
+    path("healthz/live", views.liveness, name="healthz-live"),
+    path("healthz/ready", views.readiness, name="healthz-ready"),
+    path("robots.txt", views.robots_txt, name="robots"),
     path("status/", views.status, name="status"),
     path("admin/", admin.site.urls),
     path("accounts/", include("allauth.urls")),

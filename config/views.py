@@ -18,6 +18,7 @@ from rest_framework.exceptions import PermissionDenied
 
 from config.api import RATE_LIMIT_MESSAGE, error_response, ratelimited_response
 from config.ratelimits import retry_after, wait_phrase
+from config.sites import absolute_url
 
 logger = logging.getLogger("config")
 
@@ -34,7 +35,11 @@ def _cache() -> dict:
     if cache.get(key) != "1":
         raise RuntimeError("a value written was not read back")
     cache.delete(key)
-    return {"ok": True, "backend": cache.__class__.__name__}
+    report = {"ok": True, "backend": cache.__class__.__name__}
+    if getattr(cache, "unavailable", False):  # config.cache.FallbackRedisCache
+        # Pages are served, but each process counts rate limits and keeps pages alone.
+        report["fallback"] = "Redis does not answer: this process's memory stands in"
+    return report
 
 
 def _broker() -> dict:
@@ -72,11 +77,23 @@ def bare(request: HttpRequest) -> HttpResponse:
 
 
 @never_cache
-def healthz(request: HttpRequest) -> JsonResponse:
-    """Report whether the database, the cache and the broker answer."""
+def liveness(request: HttpRequest) -> JsonResponse:
+    """The process answers requests: nothing else is asked (a restart would not help it)."""
+    return JsonResponse({"status": "ok"})
+
+
+@never_cache
+def readiness(request: HttpRequest) -> JsonResponse:
+    """Whether the database, the cache and the broker answer: 503 naming each one down.
+
+    A cache standing in for Redis from memory is ready but ``degraded``: pages are
+    served, while rate limits and kept pages are counted per process.
+    """
     report = _run_checks()
     down = [name for name, result in report.items() if not result["ok"]]
-    body = {"status": "ok" if not down else "unavailable", "down": down, "checks": report}
+    degraded = [name for name, result in report.items() if result.get("fallback")]
+    status = "unavailable" if down else "degraded" if degraded else "ok"
+    body = {"status": status, "down": down, "degraded": degraded, "checks": report}
     return JsonResponse(body, status=503 if down else 200)
 
 
@@ -99,6 +116,20 @@ def status(request: HttpRequest) -> HttpResponse:
     down = not all(part["ok"] for part in parts)
     context = {"parts": parts, "down": down, "checked_at": timezone.now()}
     return render(request, "status.html", context, status=503 if down else 200)
+
+
+# What crawlers may read: every public page but search results (endless, and each
+# a copy of pages that are indexed on their own), accounts, the admin and the API.
+ROBOTS_DISALLOWED = ("/search/", "/accounts/", "/admin/", "/api/", "/healthz")
+
+
+def robots_txt(request: HttpRequest) -> HttpResponse:
+    """``/robots.txt``: the pages crawlers leave alone, and where the sitemap is."""
+    lines = ["User-agent: *", *(f"Disallow: {path}" for path in ROBOTS_DISALLOWED)]
+    lines.append(f"Sitemap: {absolute_url('/sitemap.xml')}")
+    response = HttpResponse("\n".join(lines) + "\n", content_type="text/plain; charset=utf-8")
+    response["Cache-Control"] = "public, max-age=86400"
+    return response
 
 
 def favicon(request: HttpRequest) -> HttpResponse:

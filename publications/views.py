@@ -79,7 +79,13 @@ def search(request: HttpRequest) -> HttpResponse:
         return render_to_string("publications/search.html", context, visitor), versions
 
     shared = pagecache.shared_page(*pagecache.SEARCH, request, build)
-    return pagecache.slots_answer(request, shared.body, shared.nonce)
+    return not_indexed(pagecache.slots_answer(request, shared.body, shared.nonce))
+
+
+def not_indexed(response: HttpResponse) -> HttpResponse:
+    """Search engines leave out a page of results, and follow its links to the records."""
+    response["X-Robots-Tag"] = "noindex, follow"
+    return response
 
 
 def _search_results(request: HttpRequest, form, query: str) -> dict:
@@ -125,7 +131,8 @@ def search_export(request: HttpRequest, extension: str) -> HttpResponse:
     """The works of one page of search results as a BibTeX, RIS or CSL-JSON download."""
     query, works = _search_page(request)
     name = f"search-{slugify(query)[:40] or 'results'}-page-{request.GET.get('page') or 1}"
-    return list_exports.whole(works, fmt=list_exports.FORMATS[extension], name=slugify(name))
+    answer = list_exports.whole(works, fmt=list_exports.FORMATS[extension], name=slugify(name))
+    return not_indexed(answer)
 
 
 def _reference_target(kind: str, value: str) -> str:

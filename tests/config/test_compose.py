@@ -22,7 +22,7 @@ COMPOSE_FILE = ROOT / "docker-compose.yml"
 DOCKERFILE = ROOT / "Dockerfile"
 SETTINGS_FILE = ROOT / "config" / "settings.py"
 
-SERVICES = ("postgres", "redis", "web", "proxy", "worker", "beat")
+SERVICES = ("postgres", "redis", "migrate", "web", "proxy", "worker", "beat")
 APP_SERVICES = ("web", "worker", "beat")
 
 
@@ -102,13 +102,22 @@ def test_app_service_builds_the_local_dockerfile(name):
     assert (ROOT / context / dockerfile).resolve() == DOCKERFILE
 
 
-def test_web_migrates_before_starting_gunicorn_and_only_if_migrate_succeeds():
+def test_migrations_run_once_in_a_service_of_their_own():
+    assert command_words("migrate") == ["python", "manage.py", "migrate", "--noinput"]
+    assert service("migrate").get("restart") == "no"
+    for name in APP_SERVICES:
+        assert "migrate" not in command_text(name), f"{name} migrates in every replica"
+
+
+@pytest.mark.parametrize("name", APP_SERVICES)
+def test_app_service_starts_only_after_migrations_succeeded(name):
+    condition = service(name)["depends_on"].get("migrate", {}).get("condition")
+    assert condition == "service_completed_successfully"
+
+
+def test_web_runs_gunicorn_on_port_8000():
     text = command_text("web")
-    match = re.search(
-        r"manage\.py migrate\b[^&;|]*--noinput[^&;|]*&&.*\bgunicorn\s+config\.wsgi:application\b",
-        text,
-    )
-    assert match, f"web must run migrate, then (&&) gunicorn: {text!r}"
+    assert re.search(r"\bgunicorn\s+config\.wsgi:application\b", text), text
     assert "0.0.0.0:8000" in text
 
 
@@ -208,8 +217,7 @@ def test_service_has_a_healthcheck(name):
 def test_healthchecks_probe_the_right_thing():
     assert "pg_isready" in healthcheck_text("postgres")
     assert "redis-cli ping" in healthcheck_text("redis")
-    assert "http://127.0.0.1:8000/healthz" in healthcheck_text("web")
-    assert "urllib" in healthcheck_text("web")
+    assert "config.healthcheck ready" in healthcheck_text("web")
     assert "inspect ping" in healthcheck_text("worker")
 
 
@@ -272,6 +280,17 @@ def test_beat_runs_celery_beat_for_this_app():
 
 
 # Dockerfile
+
+
+def test_the_image_checks_that_the_process_answers():
+    (check,) = instruction_args("HEALTHCHECK")
+    assert re.search(r"CMD \[\"python\", \"-m\", \"config.healthcheck\", \"live\"\]", check)
+
+
+def test_the_containers_without_an_address_do_not_inherit_the_web_check():
+    assert service("beat")["healthcheck"]["disable"] is True
+    assert service("migrate")["healthcheck"]["disable"] is True
+    assert "inspect ping" in healthcheck_text("worker")
 
 
 def test_dockerfile_starts_from_python_311_slim():
