@@ -1,11 +1,16 @@
-"""allauth's adapter, changed only where the site has its own rule."""
+"""allauth's adapters and sign-up form, changed only where the site has its own rule."""
 
 from __future__ import annotations
 
 from urllib.parse import urlsplit
 
 from allauth.account.adapter import DefaultAccountAdapter
+from allauth.account.forms import SignupForm as AllauthSignupForm
+from allauth.socialaccount.adapter import DefaultSocialAccountAdapter
+from allauth.socialaccount.models import SocialApp
+from django.contrib.auth.hashers import make_password
 from django.core.exceptions import PermissionDenied
+from django.http import Http404
 
 from config.clientip import client_ip
 from config.sites import absolute_url
@@ -50,3 +55,35 @@ class AccountAdapter(DefaultAccountAdapter):
             for key, value in context.items()
         }
         super().send_mail(template_prefix, email, context)
+
+
+class SignupForm(AllauthSignupForm):
+    """allauth's sign-up form, as slow for an address that has an account as for a new one.
+
+    With enumeration prevention both answer alike and send one mail (a
+    confirmation, or "you already have an account"). Hashing the new account's
+    password is most of a sign-up's time, so the password given with a known
+    address is hashed too (and dropped): the time of the answer tells nothing.
+    """
+
+    def try_save(self, request):
+        if self.account_already_exists:
+            make_password(self.cleaned_data.get("password1"))
+        return super().try_save(request)
+
+
+class ProviderNotSetUp(SocialApp.DoesNotExist, Http404):
+    """No app (client id and secret) for a sign-in provider: its pages are not found.
+
+    Still a ``SocialApp.DoesNotExist`` for allauth's own code that catches that,
+    and silent in templates as that is.
+    """
+
+
+class SocialAccountAdapter(DefaultSocialAccountAdapter):
+    def get_app(self, request, provider, client_id=None):
+        """The provider's app; its sign-in and callback pages answer 404 when it has none."""
+        try:
+            return super().get_app(request, provider, client_id=client_id)
+        except SocialApp.DoesNotExist:
+            raise ProviderNotSetUp(f"{provider} sign-in is not set up") from None

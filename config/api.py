@@ -1,4 +1,4 @@
-"""What every API endpoint shares: paging and the one error shape.
+"""What every API endpoint shares: paging, strict query parameters and the one error shape.
 
 Every error the API gives, whatever raised it, has this body::
 
@@ -14,7 +14,9 @@ import math
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.http import Http404, JsonResponse
+from django_filters.rest_framework import DjangoFilterBackend
 from django_ratelimit.exceptions import Ratelimited
+from rest_framework import mixins, serializers
 from rest_framework.exceptions import (
     APIException,
     NotFound,
@@ -23,9 +25,14 @@ from rest_framework.exceptions import (
     ValidationError,
 )
 from rest_framework.pagination import PageNumberPagination
+from rest_framework.settings import api_settings
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from config.ratelimits import DEFAULT_RETRY_AFTER, retry_after
+
+# A record id in an API path: digits that fit a 64-bit column. Any other value matches
+# no route and is a 404, before a lookup could fail on it.
+ID_PATTERN = "[0-9]{1,18}"
 
 STATUS_CODES = {
     400: "invalid",
@@ -67,6 +74,70 @@ class Pagination(PageNumberPagination):
                 {self.page_size_query_param: [f"Enter a number from 1 to {self.max_page_size}."]}
             )
         return size
+
+    def get_schema_operation_parameters(self, view):
+        """``page`` and ``page_size`` with the bounds the two methods above enforce."""
+        bounds = {
+            self.page_query_param: {"minimum": 1},
+            self.page_size_query_param: {
+                "minimum": 1,
+                "maximum": self.max_page_size,
+                "default": self.page_size,
+            },
+        }
+        parameters = super().get_schema_operation_parameters(view)
+        for parameter in parameters:
+            parameter["schema"].update(bounds.get(parameter["name"], {}))
+        return parameters
+
+
+def _filter_parameters(backend, view) -> set[str]:
+    """The query parameters a filter backend reads for ``view``."""
+    if isinstance(backend, DjangoFilterBackend):
+        filterset = backend.get_filterset_class(view, getattr(view, "queryset", None))
+        return set(filterset.base_filters) if filterset else set()
+    return {parameter["name"] for parameter in backend.get_schema_operation_parameters(view)}
+
+
+class StrictQueryParams:
+    """Answer 400, naming it, to a query parameter the endpoint does not read.
+
+    A misspelt filter (``?yeer=2020``) would otherwise be dropped silently and the
+    whole list answered as if it had applied. An endpoint reads ``format``, the
+    fields of its ``query_serializer_class`` and, when it answers a list, its
+    paging and filter parameters: what the schema documents for it.
+    """
+
+    # The endpoint's own query parameters (it validates them with this serializer).
+    query_serializer_class: type[serializers.Serializer] | None = None
+
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        known = self.known_query_params()
+        unknown = sorted(set(request.query_params) - known)
+        if unknown:
+            message = f"Unknown query parameter; this endpoint reads {', '.join(sorted(known))}."
+            raise ValidationError({name: [message] for name in unknown})
+
+    def known_query_params(self) -> set[str]:
+        known = {api_settings.URL_FORMAT_OVERRIDE} - {None}
+        if self.query_serializer_class is not None:
+            known.update(self.query_serializer_class().fields)
+        if self._answers_a_list():
+            paginator = getattr(self, "paginator", None)
+            if paginator is not None:
+                known.update(p["name"] for p in paginator.get_schema_operation_parameters(self))
+            for backend in getattr(self, "filter_backends", ()):
+                known.update(_filter_parameters(backend(), self))
+        return known
+
+    def _answers_a_list(self) -> bool:
+        if self.request.method not in ("GET", "HEAD"):
+            return False
+        action = getattr(self, "action", None)
+        if action is None:  # a view that is no viewset
+            return isinstance(self, mixins.ListModelMixin)
+        return action != "retrieve"
 
 
 def error_body(status: int, message: str, *, code: str | None = None, details=None) -> dict:

@@ -165,6 +165,9 @@ SITE_ID = 1
 ACCOUNT_DEFAULT_HTTP_PROTOCOL = SITE_URL.split(":", 1)[0]
 LOGIN_REDIRECT_URL = "/"
 ACCOUNT_ADAPTER = "config.accounts.AccountAdapter"
+ACCOUNT_FORMS = {"signup": "config.accounts.SignupForm"}
+# A provider without an app (no ORCID_CLIENT_ID): its sign-in pages answer 404.
+SOCIALACCOUNT_ADAPTER = "config.accounts.SocialAccountAdapter"
 
 # Failed sign-ins: the site's (allauth) and the admin's (django-axes) follow one limit.
 # After SIGN_IN_FAILURE_LIMIT failures for one account from one address within the

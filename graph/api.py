@@ -3,16 +3,35 @@
 from __future__ import annotations
 
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.api import StrictQueryParams
 from graph import neighbourhood
 from graph.forms import MAX_MIN_JOINT
 from publications.models import Author
 
 EDGE_KINDS = ["coauthor", "wrote", "topic", "affiliation", "cites"]
+
+
+KINDS_HELP = (
+    "Comma-separated kinds to include: person, paper, topic, institution, and "
+    "citations (cites edges between the papers shown)."
+)
+# ?kinds=person,paper: an array of the showable kinds, written comma-separated.
+KINDS_PARAMETER = OpenApiParameter(
+    "kinds",
+    type={
+        "type": "array",
+        "items": {"type": "string", "enum": list(neighbourhood.SHOWABLE)},
+        "minItems": 1,
+    },
+    style="form",
+    explode=False,
+    description=KINDS_HELP,
+)
 
 
 class GraphQuerySerializer(serializers.Serializer):
@@ -21,13 +40,7 @@ class GraphQuerySerializer(serializers.Serializer):
         default="slice",
         help_text="slice: the researcher page's neighbourhood; explorer: two hops, larger.",
     )
-    kinds = serializers.CharField(
-        required=False,
-        help_text=(
-            "Comma-separated kinds to include: person, paper, topic, institution, and "
-            "citations (cites edges between the papers shown)."
-        ),
-    )
+    kinds = serializers.CharField(required=False, help_text=KINDS_HELP)
     year_from = serializers.IntegerField(required=False, min_value=1000, max_value=2100)
     year_to = serializers.IntegerField(required=False, min_value=1000, max_value=2100)
     min_joint = serializers.IntegerField(
@@ -88,7 +101,9 @@ class GraphSerializer(serializers.Serializer):
     edges = EdgeSerializer(many=True)
 
 
-class AuthorGraphView(APIView):
+class AuthorGraphView(StrictQueryParams, APIView):
+    query_serializer_class = GraphQuerySerializer
+
     @extend_schema(
         operation_id="authors_graph_retrieve",
         summary="An author's research graph",
@@ -98,7 +113,7 @@ class AuthorGraphView(APIView):
             "papers, top topics and institutions, each node with the reason it is there and a "
             "layout position."
         ),
-        parameters=[GraphQuerySerializer],  # the author's id is the path's {id}
+        parameters=[GraphQuerySerializer, KINDS_PARAMETER],  # the path's {id} is the author's
         responses=GraphSerializer,
         tags=["authors"],
     )
@@ -106,7 +121,7 @@ class AuthorGraphView(APIView):
         author = get_object_or_404(
             Author.objects.visible().select_related("metrics", "last_known_institution"), pk=pk
         )
-        query = GraphQuerySerializer(data=request.query_params)
+        query = self.query_serializer_class(data=request.query_params)
         query.is_valid(raise_exception=True)
         data = query.validated_data
         filters = neighbourhood.Filters(

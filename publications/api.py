@@ -4,12 +4,14 @@ Authors (with their metrics), an author's works, works, topics and institutions
 are public and paginated (``?page=``, ``?page_size=`` up to 100). Work lists take
 the same sorting and filters as the researcher page (publications.filters):
 ``?sort=newest|cited|title&year_from=&year_to=&type=&topic=<key>&has_code=true``;
-a value that does not validate answers 400 in the one error shape.
+a value that does not validate, or a parameter the endpoint does not read, answers
+400 in the one error shape.
 """
 
 from __future__ import annotations
 
 from django import forms
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import models
 from django_filters import rest_framework as filters
 from drf_spectacular.types import OpenApiTypes
@@ -23,6 +25,7 @@ from rest_framework import mixins, serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound
 
+from config.api import ID_PATTERN, StrictQueryParams
 from publications import citations, identifiers, selectors
 from publications.display import web_url
 from publications.filters import CodeFilter, WorkFilter
@@ -340,9 +343,10 @@ class AuthorListFilter(filters.FilterSet):
         fields = ["orcid", "openalex_id"]
 
 
-class AuthorViewSet(viewsets.ReadOnlyModelViewSet):
+class AuthorViewSet(StrictQueryParams, viewsets.ReadOnlyModelViewSet):
     """Public author records; the detail carries the author's metrics."""
 
+    lookup_value_regex = ID_PATTERN
     queryset = Author.objects.visible().select_related("last_known_institution", "metrics")
     filter_backends = [filters.DjangoFilterBackend]
     filterset_class = AuthorListFilter
@@ -361,7 +365,7 @@ class AuthorViewSet(viewsets.ReadOnlyModelViewSet):
         parameters=[OpenApiParameter("author_pk", int, OpenApiParameter.PATH)],
     )
 )
-class AuthorWorksViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
+class AuthorWorksViewSet(StrictQueryParams, mixins.ListModelMixin, viewsets.GenericViewSet):
     """The works of one author."""
 
     serializer_class = WorkSerializer
@@ -378,9 +382,10 @@ class AuthorWorksViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
         return selectors.author_works(author)
 
 
-class WorkViewSet(viewsets.ReadOnlyModelViewSet):
+class WorkViewSet(StrictQueryParams, viewsets.ReadOnlyModelViewSet):
     """Works with their authors in order; the list sorts and filters like the researcher page."""
 
+    lookup_value_regex = ID_PATTERN
     filter_backends = [filters.DjangoFilterBackend]
     filterset_class = WorkListFilter
 
@@ -394,10 +399,10 @@ class WorkViewSet(viewsets.ReadOnlyModelViewSet):
         return WorkDetailSerializer if self.action == "retrieve" else WorkSerializer
 
     def _work(self) -> Work:
-        work = Work.objects.visible().filter(pk=self.kwargs["pk"]).first()
-        if work is None:
-            raise NotFound("No work has this id.")
-        return work
+        try:
+            return Work.objects.visible().get(pk=self.kwargs["pk"])
+        except (Work.DoesNotExist, ValueError, TypeError, DjangoValidationError):
+            raise NotFound("No work has this id.") from None
 
     @extend_schema(
         summary="The works a work cites",
@@ -433,9 +438,10 @@ class TopicFilter(filters.FilterSet):
         fields = ["kind", "key"]
 
 
-class TopicViewSet(viewsets.ReadOnlyModelViewSet):
+class TopicViewSet(StrictQueryParams, viewsets.ReadOnlyModelViewSet):
     """Topics: arXiv categories and OpenAlex domains, fields, subfields and topics."""
 
+    lookup_value_regex = ID_PATTERN
     serializer_class = TopicSerializer
     queryset = Topic.objects.select_related("parent").order_by("name", "id")
     filter_backends = [filters.DjangoFilterBackend]
@@ -451,9 +457,10 @@ class InstitutionFilter(filters.FilterSet):
         fields = ["ror", "country_code"]
 
 
-class InstitutionViewSet(viewsets.ReadOnlyModelViewSet):
+class InstitutionViewSet(StrictQueryParams, viewsets.ReadOnlyModelViewSet):
     """Institutions that authors are or were affiliated with."""
 
+    lookup_value_regex = ID_PATTERN
     serializer_class = InstitutionSerializer
     queryset = Institution.objects.order_by("name", "id")
     filter_backends = [filters.DjangoFilterBackend]

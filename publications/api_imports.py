@@ -12,6 +12,7 @@ from rest_framework.decorators import action
 from rest_framework.exceptions import APIException
 from rest_framework.response import Response
 
+from config.api import ID_PATTERN, StrictQueryParams
 from publications import curation
 from publications.importing.requesting import Via, import_run_request
 from publications.importing.runs import KINDS
@@ -86,6 +87,7 @@ class ImportRunSerializer(serializers.ModelSerializer):
 
 
 class ImportRunViewSet(
+    StrictQueryParams,
     mixins.CreateModelMixin,
     mixins.ListModelMixin,
     mixins.RetrieveModelMixin,
@@ -100,6 +102,7 @@ class ImportRunViewSet(
     permission_classes = [AdminModelPermissions]
     admin_actions = {"cancel": CHANGE, "retry": CHANGE}
     queryset = ImportRun.objects.order_by("-created_at", "-id")
+    lookup_value_regex = ID_PATTERN
 
     @extend_schema(request=None, responses={200: ImportRunSerializer})
     @action(detail=True, methods=["post"])

@@ -12,6 +12,7 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.api import StrictQueryParams
 from publications.models import Author
 from trust import scoring, selectors, sending, weights
 from trust.models import Tier, TrustScore, TrustScoreHistory
@@ -99,7 +100,7 @@ def _body(author_id: int, stored: TrustScore | None, fresh: scoring.Result | Non
     }
 
 
-class AuthorTrustView(APIView):
+class AuthorTrustView(StrictQueryParams, APIView):
     @extend_schema(
         operation_id="authors_trust_retrieve",
         summary="An author's trust score",

@@ -17,6 +17,7 @@ from rest_framework.decorators import action
 from rest_framework.exceptions import APIException
 from rest_framework.response import Response
 
+from config.api import ID_PATTERN, StrictQueryParams
 from config.ratelimits import ratelimit
 from profiles.claims import services as claims
 from profiles.claims.views import claims_visible_to, orcid_sign_in_enabled
@@ -91,6 +92,7 @@ class ClaimCreateSerializer(serializers.Serializer):
 
 
 class ClaimViewSet(
+    StrictQueryParams,
     mixins.ListModelMixin,
     mixins.RetrieveModelMixin,
     viewsets.GenericViewSet,
@@ -98,7 +100,7 @@ class ClaimViewSet(
     authentication_classes = [TokenAuthentication, SessionAuthentication]
     permission_classes = [permissions.IsAuthenticated]
     serializer_class = ClaimSerializer
-    lookup_value_regex = "[0-9]+"
+    lookup_value_regex = ID_PATTERN
 
     def get_queryset(self):
         if getattr(self, "swagger_fake_view", False):

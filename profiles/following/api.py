@@ -17,6 +17,7 @@ from rest_framework.authentication import SessionAuthentication, TokenAuthentica
 from rest_framework.exceptions import APIException
 from rest_framework.response import Response
 
+from config.api import ID_PATTERN, StrictQueryParams
 from config.ratelimits import ratelimit
 from profiles.following import services as following
 from profiles.models import Follow
@@ -85,6 +86,7 @@ def _limited(view_method):
 
 
 class FollowViewSet(
+    StrictQueryParams,
     mixins.ListModelMixin,
     mixins.RetrieveModelMixin,
     viewsets.GenericViewSet,
@@ -93,7 +95,7 @@ class FollowViewSet(
     permission_classes = [permissions.IsAuthenticated]
     serializer_class = FollowSerializer
     lookup_field = "author_id"
-    lookup_value_regex = "[0-9]+"
+    lookup_value_regex = ID_PATTERN
 
     def get_queryset(self):
         if getattr(self, "swagger_fake_view", False):
