@@ -27,7 +27,7 @@ ATTEMPTS = 4  # each runs the real hasher: about a second
 QUICK_ATTEMPTS = 9  # a password reset hashes nothing: more of them even out the noise
 # A password hashed for one and not the other puts them 20-fold apart; the same work
 # keeps the medians well inside this band even on a busy machine.
-LOW, HIGH = 0.5, 2.0
+LOW, HIGH = 1 / 3, 3.0
 
 
 @pytest.fixture
