@@ -239,6 +239,15 @@ IMPORT_BATCH_SIZE = env.integer("IMPORT_BATCH_SIZE", 1000, minimum=1)
 # with workers on other machines, this must be storage they share with the web.
 IMPORT_UPLOAD_DIR = Path(env.string("IMPORT_UPLOAD_DIR", str(VAR_DIR / "media" / "imports")))
 IMPORT_UPLOAD_MAX_BYTES = env.integer("IMPORT_UPLOAD_MAX_BYTES", 200_000_000, minimum=1)
+# What reading one recorded file may hold (gzip unpacks to up to 1,000 times its size):
+# one line of JSON Lines (a 3,000-author work is a few MB), one document read whole
+# (a JSON answer, an Atom feed, a cassette or one of its bodies), and all a file unpacks to.
+# Past a limit comes one import problem, and the run goes on with what follows.
+IMPORT_MAX_LINE_BYTES = env.integer("IMPORT_MAX_LINE_BYTES", 32 * 1024 * 1024, minimum=1)
+IMPORT_MAX_DOCUMENT_BYTES = env.integer("IMPORT_MAX_DOCUMENT_BYTES", 32 * 1024 * 1024, minimum=1)
+IMPORT_MAX_DECOMPRESSED_BYTES = env.integer(
+    "IMPORT_MAX_DECOMPRESSED_BYTES", 64 * 1024**3, minimum=1
+)
 # A snapshot file this large (all files of a run together) is written by
 # IMPORT_PARTS processes at once, on PostgreSQL (each writes the records whose ids fall to it).
 IMPORT_PARTS = env.integer("IMPORT_PARTS", 2, minimum=1)

@@ -6,15 +6,19 @@ URLs in every URL field, HTML entity tricks, NUL and control characters,
 100,000-character strings, right-to-left overrides and zero-width characters,
 huge integers in fields nobody reads, mixed with poison records (wrong types,
 counts that are text, negative or past 2**63, malformed dates, a bare JSON
-array line, NaN, numbers too large for a float, an id hiding a NUL). It returns
-what an import of it must give. ``hostile_arxiv_feed()`` is an arXiv Atom feed
-in the same spirit, ``HOSTILE_ARXIV`` what it must give.
+array line, NaN, numbers too large for a float, an id hiding a NUL, a record
+nested 100,000 levels deep). It returns what an import of it must give.
+``hostile_arxiv_feed()`` is an arXiv Atom feed in the same spirit,
+``HOSTILE_ARXIV`` what it must give. ``write_bomb(path)`` writes a gzipped
+snapshot with a line of ``BOMB_BYTES`` that unpacks from a few hundred kilobytes,
+and ``NESTED`` is a document nested past what a JSON parser can read.
 
 Pure data: nothing here touches the database, so a browser walk can reuse it.
 """
 
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 from xml.sax.saxutils import escape
@@ -164,7 +168,13 @@ POISON_LINES = [  # lines that are not one JSON record: each must become a probl
     '{"id": "https://openalex.org/W990202", "title": "NaN count", "cited_by_count": NaN}',
     '{"id": "https://openalex.org/W990203", "title": "Too large", "cited_by_count": 1e400}',
     json.dumps({"id": "https://openalex.org/W990204\u0000", "title": "NUL in the id"}),
+    '{"id": "https://openalex.org/W990205", "title": "Deep", "x": '
+    + "[" * 100_000
+    + "]" * 100_000
+    + "}",
 ]
+NESTED = "[" * 100_000  # a whole .json file nested past any parser's depth
+BOMB_BYTES = 128 * 1024 * 1024  # one line of one repeated byte
 
 
 def good_authors() -> list[dict]:
@@ -218,6 +228,18 @@ def write_hostile_snapshot(path: Path | str) -> dict:
         "poison_lines": len(POISON_LINES),
         "problems": len(bad_works) + len(bad_authors) + len(POISON_LINES),
     }
+
+
+def write_bomb(path: Path | str) -> dict:
+    """Write a gzipped snapshot: a good work, a line of ``BOMB_BYTES`` (about 130 KB
+    gzipped), another good work; return the ids that must be imported beside one problem."""
+    works = good_works()[:2]
+    with gzip.open(path, "wb", compresslevel=9) as out:
+        out.write(json.dumps(works[0]).encode() + b"\n")
+        for _ in range(BOMB_BYTES // 1024 // 1024):
+            out.write(b"a" * 1024 * 1024)
+        out.write(b"\n" + json.dumps(works[1]).encode() + b"\n")
+    return {"good_works": [w["id"].rsplit("/", 1)[-1] for w in works]}
 
 
 def _entry(arxiv_id: str, title: str, links: list[tuple[str, str, str]], **text) -> str:

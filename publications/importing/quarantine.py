@@ -15,6 +15,7 @@ import hashlib
 import json
 import re
 
+from publications.sources.bounds import json_loads
 from publications.text import clean
 
 # Longest text kept of one problem: a snapshot line is one record, and real
@@ -81,8 +82,8 @@ def kept_payload(payload, raw_payload: str):
     if not raw_payload or raw_payload[:1] not in "{[":
         return None
     try:
-        found = json.loads(raw_payload)
-    except ValueError:
+        found = json_loads(raw_payload)
+    except ValueError:  # a line nested too deeply too: it is kept as text
         return None
     return found if isinstance(found, dict | list) else None
 

@@ -16,72 +16,42 @@ the line where it stands first (as in OpenAlex snapshots), otherwise from the
 parsed line; a line with no id (a list page, bad JSON) goes by its block of
 ``BATCH`` lines. A file that is one document (an entity, a list page, a feed, a
 cassette) belongs whole to part 0, and so do problems with the file itself.
+
+Nothing is read whole unbounded (``bounds``): a line, a document and what a file
+unpacks to have limits, and past one comes a problem, not an exception; a line
+too long is skipped and the lines after it are read.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import gzip
 import io
 import itertools
-import json
 import re
 import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
-from urllib.parse import parse_qsl, unquote, urlsplit
-
-import yaml
 
 from publications.records import Page, SourceError
-from publications.sources.lines import RawLine, line_text, parse_line
-from publications.sources.openalex.fetching import source_error
-
-Item = Page | SourceError
-
-GZIP_MAGIC = b"\x1f\x8b"
-BATCH = 1000  # payloads per page when reading JSON Lines
-OPENALEX_HOST = "api.openalex.org"
-ATOM_NAMESPACE = b"http://www.w3.org/2005/Atom"
-
-# Entity names by OpenAlex id letter and by API path segment.
-ENTITY_BY_LETTER = {
-    "W": "work",
-    "A": "author",
-    "I": "institution",
-    "S": "venue",
-    "V": "venue",
-    "T": "topic",
-    "C": "concept",
-    "P": "publisher",
-    "F": "funder",
-    "K": "keyword",
-}
-ENTITY_BY_PATH = {
-    "works": "work",
-    "authors": "author",
-    "people": "author",
-    "institutions": "institution",
-    "sources": "venue",
-    "journals": "venue",
-    "venues": "venue",
-    "topics": "topic",
-    "concepts": "concept",
-    "publishers": "publisher",
-    "funders": "funder",
-    "keywords": "keyword",
-    "domains": "domain",
-    "fields": "field",
-    "subfields": "subfield",
-}
-_ID_RE = re.compile(
-    r"^https?://openalex\.org/(?:([A-Za-z])\d+|(domains|fields|subfields|keywords)/[\w-]+)$"
+from publications.sources import bounds, cassettes
+from publications.sources.bounds import GZIP_MAGIC
+from publications.sources.cassettes import describe_request
+from publications.sources.documents import (
+    ENTITY_BY_PATH,
+    Item,
+    document_items,
+    entity_of,
+    json_document,
+    labelled,
+    preview,
 )
-_HIDDEN_PARAMETERS = {"api_key", "mailto", "email"}
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+from publications.sources.lines import RawLine, line_text, parse_line
+
+__all__ = ["BATCH", "GZIP_MAGIC", "WHOLE", "Part", "describe_request", "entity_of", "read_file"]
+
+BATCH = 1000  # payloads per page when reading JSON Lines
+ATOM_NAMESPACE = b"http://www.w3.org/2005/Atom"
 
 
 # A record's id at the very start of its line: {"id": "https://openalex.org/W123", …
@@ -122,54 +92,77 @@ def read_file(path: Path, part: Part = WHOLE, *, lazy: bool = False) -> Iterator
 
     With ``lazy``, a JSON Lines work whose id stands at the start of its line comes
     as a ``RawLine``, not parsed (see ``lines``); everything else is parsed here.
+    What a file may hold is bounded (see ``bounds``): past a limit comes a problem,
+    and the reading goes on where it can.
     """
     path = Path(path)
+    limits = bounds.Limits.current()
     try:
         with path.open("rb") as raw:
             gzipped = raw.read(2) == GZIP_MAGIC
             raw.seek(0)
             stream = gzip.GzipFile(fileobj=raw, mode="rb") if gzipped else raw
-            yield from _read(path, stream, part, lazy)
+            yield from _read(path, bounds.Capped(stream, limits.unpacked), part, lazy, limits)
+    except bounds.TooLarge as exc:
+        if part.first:
+            yield SourceError(f"{path.name}: {exc}")
     except (OSError, EOFError, zlib.error) as exc:
         if part.first:
             yield SourceError(f"{path.name}: cannot be read ({exc})")
 
 
-def _read(path: Path, stream: BinaryIO, part: Part, lazy: bool) -> Iterator[Item]:
-    name = path.name
-    first = _next_filled_line(stream)
-    if _complete_json_object(first):
-        second = _next_filled_line(stream)
-        if not second:  # a compact single answer, as the API sends it
-            if part.first:
-                yield from _document_items(name, json.loads(first), _hint_from_name(name))
-        else:  # one object per line: a snapshot part
-            hint = _hint_from_name(name)
-            yield from _json_lines(name, [first, second], stream, hint, part, lazy)
+def _read(path: Path, stream, part: Part, lazy: bool, limits: bounds.Limits) -> Iterator[Item]:
+    name, hint = path.name, _hint_from_name(path.name)
+    first = _next_filled_line(stream, limits.line)
+    if isinstance(first, bounds.Overlong) or _complete_json_object(first):
+        second = _next_filled_line(stream, limits.line)
+        if second:  # one object per line: a snapshot part
+            lines = itertools.chain([first, second], bounds.lines(stream, limits.line))
+            yield from _json_lines(name, lines, hint, part, lazy, limits.document)
+        elif part.first:  # a compact single answer, as the API sends it
+            yield from _one_line_document(name, first, hint)
         return
-    data = (first + stream.read()).removeprefix(b"\xef\xbb\xbf")
-    yield from _whole(path, data, part, lazy)
+    data, whole = bounds.read_document(stream, limits.document, head=first)
+    if whole:
+        yield from _whole(path, data.removeprefix(b"\xef\xbb\xbf"), part, lazy, limits)
+    elif _json_lines_from_the_second_line(data):  # JSON Lines, too long to read whole
+        lines = bounds.lines(bounds.Joined(data, stream), limits.line)
+        yield from _json_lines(name, lines, hint, part, lazy, limits.document)
+    elif part.first:
+        yield SourceError(f"{name}: {bounds.document_too_large(limits.document)}")
 
 
-def _next_filled_line(stream: BinaryIO) -> bytes:
-    line = stream.readline()
-    while line and not line.strip():
-        line = stream.readline()
+def _one_line_document(
+    name: str, line: bytes | bounds.Overlong, hint: str | None
+) -> Iterator[Item]:
+    if isinstance(line, bounds.Overlong):
+        yield SourceError(f"{name}: {line.problem()}", body=preview(line.start))
+    else:
+        yield from json_document(name, line, hint)
+
+
+def _next_filled_line(stream, limit: int) -> bytes | bounds.Overlong:
+    line = bounds.next_line(stream, limit)
+    while isinstance(line, bytes) and line.isspace():
+        line = bounds.next_line(stream, limit)
     return line
 
 
 def _complete_json_object(line: bytes) -> bool:
     try:
-        return isinstance(json.loads(line), dict)
+        return isinstance(bounds.json_loads(line), dict)
     except ValueError:
         return False
 
 
-def _whole(path: Path, data: bytes, part: Part = WHOLE, lazy: bool = False) -> Iterator[Item]:
+def _whole(
+    path: Path, data: bytes, part: Part, lazy: bool, limits: bounds.Limits
+) -> Iterator[Item]:
     name, head = path.name, data.lstrip()[:64]
     start = head[:1]
     if start in (b"{", b"[") and _json_lines_after_a_bad_first_line(data):
-        yield from _json_lines(name, [], io.BytesIO(data), _hint_from_name(name), part, lazy)
+        lines = bounds.lines(io.BytesIO(data), limits.line)
+        yield from _json_lines(name, lines, _hint_from_name(name), part, lazy, limits.document)
     elif not part.first:
         return
     elif not start:
@@ -177,17 +170,27 @@ def _whole(path: Path, data: bytes, part: Part = WHOLE, lazy: bool = False) -> I
     elif start == b"<":
         yield from _atom(name, data)
     elif start in (b"{", b"["):
-        yield from _json_document(name, data, _hint_from_name(name))
+        yield from json_document(name, data, _hint_from_name(name))
     elif path.suffix.lower() in (".yml", ".yaml") or re.match(rb"(http_)?interactions:", head):
-        yield from _cassette(name, data)
+        yield from cassettes.cassette_items(name, data, limits)
     else:
         yield SourceError(f"{name}: unknown format (not JSON, JSON Lines, Atom or a VCR cassette)")
 
 
 def _json_lines_after_a_bad_first_line(data: bytes) -> bool:
     """JSON Lines whose first line is damaged: later lines are whole objects."""
-    lines = data.strip().splitlines()
-    return len(lines) > 1 and _complete_json_object(lines[-1])
+    before, _, last = data.strip().rpartition(b"\n")
+    return bool(before) and _complete_json_object(last)
+
+
+def _json_lines_from_the_second_line(data: bytes) -> bool:
+    """The start of a file: its first line damaged, its next filled line a whole object."""
+    lines = io.BytesIO(data)
+    lines.readline()
+    for line in lines:
+        if not line.isspace():
+            return line.endswith(b"\n") and _complete_json_object(line)
+    return False
 
 
 def _hint_from_name(name: str) -> str | None:
@@ -196,30 +199,17 @@ def _hint_from_name(name: str) -> str | None:
     return ENTITY_BY_PATH.get(head)
 
 
-# --- JSON
-
-
-def _json_document(label: str, data: bytes | str, hint: str | None) -> Iterator[Item]:
-    try:
-        document = json.loads(data)
-    except ValueError as exc:
-        yield SourceError(f"{label}: not valid JSON ({exc})", body=_preview(data))
-        return
-    yield from _document_items(label, document, hint)
-
-
 def _json_lines(
-    label: str,
-    head: list[bytes],
-    stream: Iterable[bytes],
-    hint: str | None,
-    part: Part = WHOLE,
-    lazy: bool = False,
-):
-    batch: list = []
-    entity = None
-    for number, line in enumerate(itertools.chain(head, stream), start=1):
-        if not line.strip():
+    label: str, lines: Iterable, hint: str | None, part: Part, lazy: bool, budget: int
+) -> Iterator[Item]:
+    """The records of JSON Lines, in pages of at most ``BATCH`` and ``budget`` bytes of lines."""
+    batch = _Batch(budget)
+    for number, line in enumerate(lines, start=1):
+        if not isinstance(line, bytes):  # a line too long, or the end of what may be read
+            yield from batch.flush()
+            yield from _past_a_limit(label, number, line, part)
+            continue
+        if line.isspace():
             continue
         parsed = None  # (document, error), once the line is parsed
         leading = _LEADING_ID_RE.match(line) if lazy or part.count > 1 else None
@@ -233,19 +223,16 @@ def _json_lines(
                 continue
         raw = _raw_work(label, number, line, leading) if lazy and not parsed else None
         if raw is not None:  # parsed when it is written, if it changed
-            if batch and (entity != "work" or len(batch) >= BATCH):
-                yield from _flush(entity, batch)
-            entity = "work"
-            batch.append(raw)
+            yield from batch.add("work", raw, len(line))
             continue
         document, error = parsed or parse_line(line)  # the hot loop of a snapshot import
         if error is not None:
-            yield from _flush(entity, batch)
+            yield from batch.flush()
             error_text = f"{label} line {number}: not valid JSON ({error})"
             yield SourceError(error_text, body=line_text(line))
             continue
         if not isinstance(document, dict):  # one record per line: a bare array or value is none
-            yield from _flush(entity, batch)
+            yield from batch.flush()
             what = "array" if isinstance(document, list) else type(document).__name__
             yield SourceError(
                 f"{label} line {number}: a JSON {what}, not one record", body=line_text(line)
@@ -253,14 +240,47 @@ def _json_lines(
             continue
         kind = entity_of(document)
         if kind is None:  # a list page, an error body or something odd on this line
-            yield from _flush(entity, batch)
-            yield from _document_items(f"{label} line {number}", document, hint)
+            yield from batch.flush()
+            yield from document_items(f"{label} line {number}", document, hint)
             continue
-        if batch and (kind != entity or len(batch) >= BATCH):
-            yield from _flush(entity, batch)
-        entity = kind
-        batch.append(document)
-    yield from _flush(entity, batch)
+        yield from batch.add(kind, document, len(line))
+    yield from batch.flush()
+
+
+class _Batch:
+    """Records read and not given out yet: of one entity, at most ``BATCH`` of them,
+    from at most ``budget`` bytes of lines (so that many long lines are not held at once)."""
+
+    def __init__(self, budget: int):
+        self.entity: str | None = None
+        self.items: list = []
+        self.held, self.budget = 0, budget
+
+    def add(self, entity: str, item, size: int) -> Iterator[Item]:
+        full = len(self.items) >= BATCH or self.held + size > self.budget
+        if self.items and (entity != self.entity or full):
+            yield from self.flush()
+        self.entity = entity
+        self.items.append(item)
+        self.held += size
+
+    def flush(self) -> Iterator[Item]:
+        if self.items:
+            yield Page(entity=self.entity or "work", payloads=self.items)
+            self.items, self.held = [], 0
+
+
+def _past_a_limit(
+    label: str, number: int, found: bounds.Overlong | bounds.TooLarge, part: Part
+) -> Iterator[SourceError]:
+    """The problem with line ``number``: too long (skipped), or where reading stopped."""
+    if isinstance(found, bounds.TooLarge):
+        if part.first:
+            yield SourceError(f"{label} line {number}: {found}")
+        return
+    leading = _LEADING_ID_RE.match(found.start)  # its owner, as if it had been read
+    if part.owner(leading.group(1) if leading else None, number) == part.index:
+        yield SourceError(f"{label} line {number}: {found.problem()}", body=line_text(found.start))
 
 
 def _raw_work(label: str, number: int, line: bytes, leading: re.Match | None) -> RawLine | None:
@@ -273,164 +293,22 @@ def _raw_work(label: str, number: int, line: bytes, leading: re.Match | None) ->
     return RawLine.of(label, number, line, key)
 
 
-def _flush(entity: str | None, batch: list[dict]) -> Iterator[Item]:
-    if batch:
-        yield Page(entity=entity or "work", payloads=list(batch))
-        batch.clear()
-
-
-def entity_of(payload: object) -> str | None:
-    """The entity name of one OpenAlex object from its id, or None."""
-    if not isinstance(payload, dict) or not isinstance(payload.get("id"), str):
-        return None
-    match = _ID_RE.match(payload["id"].strip())
-    if not match:
-        return None
-    if match.group(1):
-        return ENTITY_BY_LETTER.get(match.group(1).upper())
-    return ENTITY_BY_PATH.get(match.group(2))
-
-
-def _document_items(label: str, document: object, hint: str | None) -> Iterator[Item]:
-    """One parsed JSON answer: a list page, one entity, or an error body."""
-    if isinstance(document, list):
-        document = {"results": document}
-    if not isinstance(document, dict):
-        yield SourceError(f"{label}: JSON {type(document).__name__} is not an OpenAlex answer")
-    elif "error" in document and "results" not in document and "id" not in document:
-        body = json.dumps(document, ensure_ascii=False)
-        yield _labelled(label, source_error(None, body, "this recording"))
-    elif isinstance(document.get("results"), list):
-        yield from _list_page(label, document, hint)
-    elif entity := entity_of(document) or (hint if "id" not in document else None):
-        # Without an id only a hint from the request path names it (e.g. ?select=doi).
-        yield Page(entity=entity, payloads=[document])
-    else:
-        yield SourceError(
-            f"{label}: JSON object without an OpenAlex id",
-            body=json.dumps(document, ensure_ascii=False),  # whole: it may be a record
-        )
-
-
-def _list_page(label: str, document: dict, hint: str | None) -> Iterator[Item]:
-    results = [r for r in document["results"] if isinstance(r, dict)]
-    entities = {entity_of(r) for r in results}
-    if None in entities or len(entities) > 1:
-        yield SourceError(f"{label}: results are not OpenAlex entities of one kind")
-        return
-    entity = entities.pop() if entities else hint or "work"
-    meta = document.get("meta") if isinstance(document.get("meta"), dict) else {}
-    count = meta.get("count")
-    total = count if isinstance(count, int) and not isinstance(count, bool) else None
-    yield Page(entity=entity, payloads=results, total=total)
-
-
-def _preview(data: object, size: int = 2000) -> str:
-    if isinstance(data, bytes):
-        data = data.decode("utf-8", errors="replace")
-    text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
-    return text[:size]
-
-
-def _labelled(label: str, error: SourceError) -> SourceError:
-    return SourceError(f"{label}: {error}", status=error.status, body=error.body)
-
-
 # --- arXiv Atom
 
 
 def _atom(name: str, data: bytes) -> Iterator[Item]:
     head = data[:4096]
     if not re.search(rb"<(?:\w+:)?feed\b", head) or ATOM_NAMESPACE not in head:
-        yield SourceError(f"{name}: XML but not an Atom feed", body=_preview(data))
+        yield SourceError(f"{name}: XML but not an Atom feed", body=preview(data))
         return
     from publications.sources.arxiv import feed  # written beside this module; imported when needed
 
     try:
         feed = feed.parse_feed(data)
     except SourceError as exc:
-        yield _labelled(name, exc)
+        yield labelled(name, exc)
         return
     except (ValueError, SyntaxError) as exc:  # lxml's XMLSyntaxError is a SyntaxError
-        yield SourceError(f"{name}: unreadable Atom feed ({exc})", body=_preview(data))
+        yield SourceError(f"{name}: unreadable Atom feed ({exc})", body=preview(data))
         return
     yield Page(entity="arxiv", payloads=list(feed.entries), total=feed.total)
-
-
-# --- VCR cassettes
-
-
-def _cassette(name: str, data: bytes) -> Iterator[Item]:
-    try:
-        document = yaml.load(data, Loader=_YAML_LOADER)  # noqa: S506 (a safe loader)
-    except yaml.YAMLError as exc:
-        yield SourceError(f"{name}: not valid YAML ({exc})", body=_preview(data))
-        return
-    document = document if isinstance(document, dict) else {}
-    interactions = document.get("http_interactions") or document.get("interactions")
-    if not isinstance(interactions, list):
-        yield SourceError(f"{name}: YAML but not a VCR cassette", body=_preview(data))
-        return
-    for number, interaction in enumerate(interactions, start=1):
-        if isinstance(interaction, dict):
-            yield from _interaction(f"{name} #{number}", interaction)
-
-
-def _interaction(label: str, interaction: dict) -> Iterator[Item]:
-    request = interaction.get("request") if isinstance(interaction.get("request"), dict) else {}
-    response = interaction.get("response") if isinstance(interaction.get("response"), dict) else {}
-    uri = str(request.get("uri") or "")
-    if (urlsplit(uri).hostname or "").lower() != OPENALEX_HOST:
-        return  # Crossref, Semantic Scholar, Unpaywall… recorded alongside
-    status = _status(response.get("status"))
-    if 300 <= status < 400:
-        return  # a redirect; the request it led to is recorded on its own
-    try:
-        body = _body(response).decode("utf-8")
-    except (ValueError, OSError, EOFError, zlib.error, binascii.Error) as exc:
-        yield SourceError(f"{label}: unreadable response body ({exc})")
-        return
-    hint = _entity_from_path(uri)
-    if status >= 400:
-        yield _labelled(label, source_error(status, body, describe_request(uri)))
-    else:
-        yield from _json_document(f"{label} ({describe_request(uri)})", body, hint)
-
-
-def _status(value: object) -> int:
-    """R vcr stores the code as a number, vcrpy as {code, message}."""
-    if isinstance(value, dict):
-        value = value.get("code")
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return 200
-
-
-def _body(response: dict) -> bytes:
-    body = response.get("body") if isinstance(response.get("body"), dict) else {}
-    data = body.get("string")
-    if data is None and body.get("base64_string"):
-        data = base64.b64decode(body["base64_string"])
-    if data is None:
-        return b""
-    if isinstance(data, str):
-        data = data.encode("utf-8")
-    # Magic bytes, not Content-Encoding, decide: R vcr keeps the header but stores the
-    # body already decoded; vcrpy stores the gzip bytes as !!binary.
-    return gzip.decompress(data) if data[:2] == GZIP_MAGIC else data
-
-
-def _entity_from_path(uri: str) -> str | None:
-    segment = unquote(urlsplit(uri).path).strip("/").split("/", 1)[0]
-    return ENTITY_BY_PATH.get(segment.lower())
-
-
-def describe_request(uri: str) -> str:
-    """``work https://doi.org/10.1/x`` or ``works matching filter=…`` (no keys or e-mails)."""
-    parts = urlsplit(uri)
-    segment, _, rest = unquote(parts.path).strip("/").partition("/")
-    if rest:
-        return f"{ENTITY_BY_PATH.get(segment, segment)} {rest}"
-    shown = [f"{k}={v}" for k, v in parse_qsl(parts.query) if k not in _HIDDEN_PARAMETERS]
-    return f"{segment} matching {'&'.join(shown)}" if shown else segment

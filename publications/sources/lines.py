@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import orjson
 
 from publications.records import SourceError
+from publications.sources.bounds import nested_too_deeply
 
 DIGEST_SIZE = 20  # bytes: 40 hex characters, as ``SourceRecord.line_digest`` holds
 
@@ -69,8 +70,11 @@ def parse_line(line: bytes) -> tuple[object, ValueError | None]:
     lone surrogate escape that Python's ``json`` reads: a line with a run of 20
     digits (any such integer has one), or one orjson refuses, is read by
     ``json``, which keeps every digit. Both refuse NaN, Infinity and numbers too
-    large for a float, which no JSON column can hold.
+    large for a float, which no JSON column can hold. A line nested deeper than
+    ``bounds.MAX_JSON_DEPTH`` is refused unparsed.
     """
+    if deep := nested_too_deeply(line):
+        return None, ValueError(deep)
     if _LONG_NUMBER in line.translate(_DIGITS):  # a copy in C: fast beside parsing
         return _parse_exactly(line)
     try:
@@ -87,7 +91,7 @@ _LONG_NUMBER = b"0" * 20  # 2**64 has 20 digits
 def _parse_exactly(line: bytes) -> tuple[object, ValueError | None]:
     try:
         return json.loads(line, parse_constant=_refuse, parse_float=_finite), None
-    except RecursionError:
+    except RecursionError:  # the caller's stack was deep already
         return None, ValueError("nested too deeply")
     except ValueError as exc:
         return None, exc

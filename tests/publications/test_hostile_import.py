@@ -16,13 +16,15 @@ from django.urls import reverse
 
 from publications.importing.dispatch import import_run_create, import_run_retry
 from publications.importing.execution import import_run_execute
-from publications.models import Author, ImportProblem, ImportRun, SourceRecord, Work
 from publications.ingest.payloads import bounded_strings
+from publications.models import Author, ImportProblem, ImportRun, SourceRecord, Work
 from publications.text import ABSTRACT_MAX, TEXT_WINDOW, TITLE_MAX, clean, http_url
 from tests.hostile import (
     HOSTILE_ARXIV,
+    NESTED,
     good_works,
     hostile_arxiv_feed,
+    write_bomb,
     write_hostile_snapshot,
 )
 from tests.hostile_pages import export_urls, feed_urls, raw_rows, record_pages
@@ -112,6 +114,20 @@ def test_a_fresh_run_of_the_same_file_records_the_problems_again_and_nothing_fai
     second = run_files(tmp_path / "works.jsonl")
     assert first.status == second.status == ImportRun.Status.SUCCEEDED
     assert second.counters["unchanged"] >= len(expected["good_works"])
+
+
+def test_a_bomb_and_a_nested_file_in_the_run_are_one_problem_each(tmp_path):
+    bombed = write_bomb(tmp_path / "bomb.jsonl.gz")
+    (tmp_path / "nested.json").write_text(NESTED)
+    expected = write_hostile_snapshot(tmp_path / "works.jsonl")
+    run = run_files(tmp_path / "bomb.jsonl.gz", tmp_path / "nested.json", tmp_path / "works.jsonl")
+    assert run.status == ImportRun.Status.SUCCEEDED, run.error
+    assert run.counters["problems"] == expected["problems"] + 2
+    stored = set(Work.objects.values_list("openalex_id", flat=True))
+    assert set(bombed["good_works"] + expected["good_works"]) <= stored
+    errors = ImportProblem.objects.filter(run=run).values_list("error", flat=True)
+    assert any("bomb.jsonl.gz line 2" in e and "IMPORT_MAX_LINE_BYTES" in e for e in errors)
+    assert any("nested.json" in e and "nested too deeply" in e for e in errors)
 
 
 def test_stored_text_is_clean_and_bounded(imported):

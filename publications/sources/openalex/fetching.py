@@ -22,6 +22,7 @@ from publications.records import (
     Page,
     SourceError,
 )
+from publications.sources.bounds import json_loads
 from publications.sources.openalex.entities import author_candidate
 from publications.sources.openalex.values import (
     as_date,
@@ -61,8 +62,8 @@ def configure() -> None:
 def openalex_message(body: str) -> str:
     """OpenAlex's own explanation from a JSON error body ("" for HTML and the like)."""
     try:
-        document = json.loads(body)
-    except (TypeError, ValueError):
+        document = json_loads(body)
+    except (TypeError, ValueError):  # nested too deeply is a ValueError too
         return ""
     document = as_dict(document)
     message = as_text(document.get("message"), 10_000) or as_text(document.get("error"), 10_000)
@@ -100,6 +101,8 @@ def _call(what: str, fetch: Callable[[], object]):
         raise _retries_exhausted(exc, what) from exc
     except requests.exceptions.JSONDecodeError as exc:
         raise SourceError(f"OpenAlex sent an answer that is not JSON for {what}") from exc
+    except RecursionError as exc:  # the standard library's parser, on JSON nested too deeply
+        raise SourceError(f"OpenAlex sent an answer nested too deeply for {what}") from exc
     except requests.RequestException as exc:
         raise SourceError(f"OpenAlex could not be reached for {what}: {exc}") from exc
     except (ValueError, KeyError) as exc:  # pyalex: "Unknown response format", odd 401 bodies
@@ -203,7 +206,7 @@ def _resume(cursor: object, steps: list) -> dict | None:
         return {"step": 0, "cursor": "*"} if steps else None
     if isinstance(cursor, str):
         try:
-            cursor = json.loads(cursor)
+            cursor = json_loads(cursor)
         except ValueError:
             cursor = None
     state = as_dict(cursor)
