@@ -11,6 +11,7 @@ from publications.importing.problems import external_id, problem_for
 from publications.importing.sending import REFRESH_AUTHOR_METRICS, task_send
 from publications.ingest.author_records import ingest_authors, ingest_institutions
 from publications.ingest.batch import BatchResult
+from publications.ingest.conflicts import ConflictingIdentifier
 from publications.ingest.entities import upsert_topics, upsert_venues
 from publications.ingest.works import ingest_works
 from publications.models import ImportRun
@@ -81,39 +82,49 @@ def import_payload(*, run: ImportRun | None, entity: str, payload) -> BatchResul
     record = mapper(payload)
     with transaction.atomic():
         result = ingest(run, entity, [(payload, record)])
+        if result.rejected:
+            raise ConflictingIdentifier(result.rejected[0][1])
         if result.author_ids:
             follow_up_queue(sorted(result.author_ids), sorted(result.work_ids))
     return result
 
 
 def ingest_isolating_bad_records(run, entity, mapped, problems, ahead=None) -> BatchResult:
-    """Write the batch; if it fails, write record by record and quarantine the ones that fail.
+    """Write the batch, keeping aside as problems the records that cannot be written.
 
-    A deadlock with another writer is no fault of a record: it is raised, for the
-    whole batch to be written again.
+    A record whose work would take an identifier another work holds is found
+    before the write and not written (``ingest.conflicts``). If the write fails
+    all the same (another writer took an identifier meanwhile, or a record fails
+    some other way), each half is written again on its own, and so on, until
+    each record that fails is alone: a few records' worth of writes for each
+    failing record, not one write per record of the batch. A deadlock with
+    another writer is no fault of a record: it is raised, for the whole batch
+    to be written again.
     """
     try:
         with transaction.atomic():
-            return ingest(run, entity, mapped, ahead)
+            result = ingest(run, entity, mapped, ahead)
     except Exception as exc:
         if lost_to_another_writer(exc):
             raise
-        logger.warning("A batch of run %s failed; retrying its records one by one", run.pk)
-    if ahead is not None:  # e.g. another process stored one of its records meanwhile
-        ahead.forget_reads()
-    total = BatchResult()
-    for payload, record in mapped:
-        try:
-            with transaction.atomic():
-                total.add(ingest(run, entity, [(payload, record)], ahead))
-        except Exception as exc:
-            if lost_to_another_writer(exc):
-                raise
+        if len(mapped) == 1:
+            payload = mapped[0][0]
             logger.exception(
                 "Record %s of run %s could not be written", external_id(payload), run.pk
             )
             problems.append(problem_for(run, payload, f"Could not be written: {exc}"))
-    return total
+            return BatchResult()
+        logger.warning("%s records of run %s failed; writing them in halves", len(mapped), run.pk)
+        if ahead is not None:  # e.g. another process stored one of its records meanwhile
+            ahead.forget_reads()
+        middle = len(mapped) // 2
+        result = ingest_isolating_bad_records(run, entity, mapped[:middle], problems, ahead)
+        result.add(ingest_isolating_bad_records(run, entity, mapped[middle:], problems, ahead))
+        return result
+    for payload, reason in result.rejected:
+        problems.append(problem_for(run, payload, f"Could not be written: {reason}"))
+    result.rejected = []  # now problems: a caller adding this result up keeps them once
+    return result
 
 
 def lost_to_another_writer(exc: BaseException) -> bool:

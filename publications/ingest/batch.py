@@ -18,6 +18,8 @@ class BatchResult:
     unchanged: int = 0
     author_ids: set[int] = field(default_factory=set)
     work_ids: set[int] = field(default_factory=set)
+    # Records not written, each with why: (payload, reason), e.g. an identifier another work holds.
+    rejected: list[tuple[dict, str]] = field(default_factory=list)
 
     def add(self, other: BatchResult) -> None:
         self.created += other.created
@@ -25,6 +27,7 @@ class BatchResult:
         self.unchanged += other.unchanged
         self.author_ids |= other.author_ids
         self.work_ids |= other.work_ids
+        self.rejected += other.rejected
 
 
 @dataclass
@@ -66,3 +69,4 @@ class IncomingWork:
     work: Work | None = None
     is_new: bool = False
     deferred: bool = False  # its work is written by an earlier record of the batch
+    rejected: str = ""  # why it is not written (``conflicts``), if it is not

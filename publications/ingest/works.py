@@ -17,6 +17,7 @@ from publications.ingest.authorships import AuthorshipWriter, load_constraints, 
 from publications.ingest.batch import BatchResult, IncomingWork, Precomputed
 from publications.ingest.bylines import AuthorResolver, Item
 from publications.ingest.citations import write_citations
+from publications.ingest.conflicts import holders_of, record_keys, sort_out, work_keys
 from publications.ingest.hashing import content_hash
 from publications.ingest.lookups import is_older, same_values, stored_records
 from publications.ingest.merge import UPDATE_FIELDS, apply_record, apply_venue, record_version
@@ -50,22 +51,6 @@ from publications.models import (
 from publications.records import WorkRecord
 
 
-def _keys(record: WorkRecord) -> list[str]:
-    keys = []
-    if record.doi:
-        keys.append(f"doi:{record.doi}")
-    if record.arxiv_id:
-        keys.append(f"arxiv:{record.arxiv_id}")
-    if record.openalex_id:
-        keys.append(f"openalex:{record.openalex_id}")
-    return keys
-
-
-def _work_keys(work: Work) -> list[str]:
-    pairs = (("doi", work.doi), ("arxiv", work.arxiv_id), ("openalex", work.openalex_id))
-    return [f"{kind}:{value}" for kind, value in pairs if value]
-
-
 class WorkBatch:
     """One batch of work records from one source."""
 
@@ -78,6 +63,7 @@ class WorkBatch:
         self.result = BatchResult()
         self.items = self._dedupe(items)
         self.merge_candidates: list[MergeCandidate] = []
+        self.holders: dict[str, int] = {}  # identifier -> the stored work holding it
 
     @staticmethod
     def _dedupe(items):
@@ -93,7 +79,8 @@ class WorkBatch:
             self._assign_venues(pending)
             self._create_works(pending)
             later = [p for p in pending if p.deferred]
-            pending = [p for p in pending if not p.deferred]
+            self.result.rejected += [(p.payload, p.rejected) for p in pending if p.rejected]
+            pending = [p for p in pending if not (p.deferred or p.rejected)]
             self._update_works([p for p in pending if not p.is_new])
             self._write_authorships(pending)
             self._write_topics(pending)
@@ -156,9 +143,9 @@ class WorkBatch:
         linked = self._works_by_source_record(pending)
         in_batch: dict[str, IncomingWork] = {}
         for item in pending:
-            item.deferred = False
+            item.deferred, item.rejected = False, ""
             work = linked.get(item.source_record.pk) if item.source_record else None
-            keys = _keys(item.record)
+            keys = record_keys(item.record)
             work = work or next((by_key[k] for k in keys if k in by_key), None)
             earlier = next((in_batch[k] for k in keys if k in in_batch), None)
             if work is None and earlier is not None:
@@ -178,11 +165,13 @@ class WorkBatch:
                 item.work, item.is_new, item.deferred = None, False, True
             else:
                 claimed.add(id(item.work))
+        sort_out(pending, self.holders)  # before anything is written for them
 
     def _works_by_key(self, pending: list[IncomingWork]) -> dict[str, Work]:
         dois = {p.record.doi for p in pending if p.record.doi}
         arxiv_ids = {p.record.arxiv_id for p in pending if p.record.arxiv_id}
         openalex_ids = {p.record.openalex_id for p in pending if p.record.openalex_id}
+        self.holders = {}
         if not (dois or arxiv_ids or openalex_ids):
             return {}
         query = (
@@ -191,10 +180,11 @@ class WorkBatch:
             | present_in("openalex_id", openalex_ids)
         )
         works = list(Work.objects.filter(query).order_by())
+        self.holders = holders_of(works)
         works = _follow_work_merges(works)
         by_key = {}
         for original, target in works:
-            for key in _work_keys(original):
+            for key in work_keys(original):
                 by_key[key] = target
         return by_key
 
@@ -430,12 +420,14 @@ class WorkBatch:
         rows = []
         for candidate in self.merge_candidates:
             item = getattr(candidate, "pending_b", None)
-            if item is not None and item.deferred:
-                continue  # raised again when that record is written
+            if item is not None and (item.deferred or item.rejected):
+                continue  # raised again when that record is written, if it is
             if item is not None:
                 candidate.work_b = item.work
             if candidate.kind == MergeCandidate.Kind.WORK:
                 candidate.work_a = candidate.work_a  # a work new in this batch has its id now
+                if candidate.work_a_id is None:
+                    continue  # a deferred record's new work: raised when that record is written
             if candidate.work_a_id and candidate.work_a_id == candidate.work_b_id:
                 continue
             rows.append(candidate)
