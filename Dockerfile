@@ -19,11 +19,15 @@ WORKDIR /app
 RUN groupadd --system app \
     && useradd --system --gid app --home-dir /app --no-create-home --shell /usr/sbin/nologin app
 
-# Dependencies first so code changes do not reinstall them. The project
-# declares no packages of its own, so this installs only the dependencies.
+# Dependencies first so code changes do not reinstall them: the lock file
+# (every package pinned with its hashes, which pip checks; `make lock` writes
+# it from pyproject.toml), then the project itself without dependencies. The
+# project declares no packages of its own.
 # README.md is optional here (the glob lets the COPY succeed without it).
+COPY requirements ./requirements
+RUN pip install -r requirements/base.txt
 COPY pyproject.toml README.md* ./
-RUN pip install . \
+RUN pip install --no-deps . \
     && rm -rf build ./*.egg-info
 
 # The application code. Copied by name so a local .venv, var/ or .git in the

@@ -9,20 +9,43 @@ PORT ?= 8000
 # Test processes (pytest-xdist); TEST_WORKERS=0 runs the suite in this one process.
 TEST_WORKERS ?= 2
 
-.PHONY: run test test-fast worker beat lint fmt migrate venv venv-dev checkers clean
+.PHONY: run test test-fast worker beat lint fmt migrate venv venv-dev lock lock-upgrade checkers clean
 
-$(VENV)/.base: pyproject.toml
+# The virtualenv installs the lock files: every package pinned, with hashes
+# (pip checks them), then the project itself without dependencies. A change to
+# a lock file reinstalls.
+$(VENV)/.base: requirements/base.txt pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip
-	$(PIP) install --quiet -e .
+	$(PIP) install --quiet -r requirements/base.txt
+	$(PIP) install --quiet --no-deps -e .
 	touch $@
 
-$(VENV)/.dev: $(VENV)/.base pyproject.toml
-	$(PIP) install --quiet -e '.[dev]'
+$(VENV)/.dev: $(VENV)/.base requirements/dev.txt
+	$(PIP) install --quiet -r requirements/dev.txt
 	touch $@
 
 venv: $(VENV)/.base
 venv-dev: $(VENV)/.dev
+
+# `make lock` writes the lock files from pyproject.toml, keeping the pins that
+# still fit its ranges; `make lock-upgrade` moves every pin to the newest release
+# inside them. One version of each package for Python 3.11 and 3.12 on every
+# platform; dev.txt is base.txt plus the dev extra, with the same shared pins.
+UV_VERSION := 0.13.9
+LOCK_ARGS ?=
+UV_COMPILE := $(VENV)/bin/uv pip compile pyproject.toml --quiet --universal \
+	--fork-strategy fewest --python-version 3.11 --generate-hashes \
+	--custom-compile-command "make lock"
+
+lock:
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP) install --quiet uv==$(UV_VERSION)
+	$(UV_COMPILE) $(LOCK_ARGS) -o requirements/base.txt
+	$(UV_COMPILE) $(LOCK_ARGS) --extra dev -c requirements/base.txt -o requirements/dev.txt
+
+lock-upgrade: LOCK_ARGS = --upgrade
+lock-upgrade: lock
 
 # The validators the suite runs (axe-core, the Nu HTML checker) come from npm.
 # --ignore-scripts: vnu-jar's install script would fetch a Java runtime from

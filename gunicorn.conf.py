@@ -4,10 +4,15 @@ With the database or Redis unreachable the master says one line and exits,
 instead of starting workers that fail and are restarted forever.
 """
 
+import os
+
+# LOG_FORMAT=json (see config/logs.py): gunicorn's own lines, the access log
+# included, are JSON objects too, each access line with the answer's X-Request-ID.
+if os.environ.get("LOG_FORMAT", "").strip() == "json":
+    logger_class = "config.logs.GunicornLogger"
+
 
 def on_starting(server) -> None:
-    import os
-
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     from config.startup import check_services, run_guarded
 

@@ -15,6 +15,9 @@ from celery.schedules import crontab
 from django.conf import settings
 from kombu.exceptions import OperationalError
 
+# Importing config.logs also connects the signals that carry request ids into tasks.
+from config.logs import log_through_django_settings
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 logger = logging.getLogger("config")
@@ -164,6 +167,14 @@ def _watch_imports_every(sender, **_kwargs) -> None:
     every = float(settings.IMPORT_WATCH_EVERY)
     entry = sender.conf.beat_schedule["watch-imports"]
     entry["schedule"], entry["options"] = every, {"expires": every}
+
+
+@app.on_after_configure.connect
+def _log_as_settings_say(sender, **_kwargs) -> None:
+    # With LOG_FORMAT=json the worker and beat keep settings.LOGGING (JSON lines)
+    # instead of putting Celery's own text format on the root logger.
+    if settings.LOG_FORMAT == "json":
+        signals.setup_logging.connect(log_through_django_settings, weak=False)
 
 
 @signals.worker_init.connect

@@ -203,6 +203,20 @@ def choice(name: str, default: str, choices: set[str]) -> str:
     return value
 
 
+def fraction(name: str, default: float) -> float:
+    """A number from 0 to 1 (a sampling rate)."""
+    value = raw(name)
+    if value is None:
+        return default
+    try:
+        number = float(value)
+    except ValueError:
+        number = float("nan")
+    if not 0 <= number <= 1:  # also false for nan
+        raise SettingError(name, f"expected a number from 0 to 1, got {value!r}")
+    return number
+
+
 def site_url(name: str, default: str | None, *, allowed_hosts: list[str] = ()) -> str:
     """The site's public address (``https://host[:port]``), without a trailing slash.
 

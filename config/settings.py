@@ -12,7 +12,7 @@ from pathlib import Path
 
 from csp import constants as csp
 
-from config import env
+from config import env, errors, logs
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = BASE_DIR / "var"
@@ -70,6 +70,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # Names the request (X-Request-ID) for every log record and answer after it.
+    "config.logs.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Compresses what carries no secret, after every other middleware has written
     # the response (see config/compression.py for the BREACH rule).
@@ -362,14 +364,16 @@ SILENCED_SYSTEM_CHECKS = [
 ]
 
 LOG_LEVEL = env.choice("LOG_LEVEL", "INFO", {"DEBUG", "INFO", "WARNING", "ERROR"})
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
-    "root": {"handlers": ["console"], "level": "WARNING"},
-    "loggers": {
-        name: {"handlers": ["console"], "level": LOG_LEVEL, "propagate": False}
-        for name in ("config", "publications", "profiles", "graph", "trust", "celery")
-    },
-}
+# text: plain lines; json: one JSON object a line with the request id (config/logs.py).
+LOG_FORMAT = env.choice("LOG_FORMAT", "text", {"text", "json"})
+LOGGING = logs.logging_config(LOG_FORMAT, LOG_LEVEL)
+LOGGING_CONFIG = "config.logs.configure"
+
+# Error reports (config/errors.py): off unless SENTRY_DSN is set.
+SENTRY_DSN = env.string("SENTRY_DSN")
+errors.init_sentry(
+    dsn=SENTRY_DSN,
+    environment=env.string("SENTRY_ENVIRONMENT"),
+    release=env.string("SENTRY_RELEASE"),
+    traces_sample_rate=env.fraction("SENTRY_TRACES_SAMPLE_RATE", 0.0),
+)
