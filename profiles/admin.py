@@ -2,6 +2,7 @@ from django.contrib import admin, messages
 from django.db.models import BooleanField, Case, ExpressionWrapper, IntegerField, Q, Value, When
 from django.http import HttpResponseRedirect
 from django.shortcuts import get_object_or_404
+from rest_framework.authtoken.admin import TokenAdmin
 
 from profiles import models
 from profiles.claims import services as claims
@@ -19,7 +20,7 @@ class ProfileAdmin(AuditedModelAdmin):
     search_fields = ["author__display_name", "user__email", "tagline"]
     list_select_related = ["author", "user"]
     raw_id_fields = ["author", "user"]
-    filter_horizontal = ["pinned_works"]
+    autocomplete_fields = ["pinned_works"]  # a list of every work would not load
 
 
 INSTITUTIONAL = Q(method=models.Claim.Method.EMAIL) & ~Q(verified_email="")
@@ -288,3 +289,7 @@ def _audit_evidence_read(actor, report: models.Report) -> None:
         target=report,
         data={"invitation_id": report.invitation_id, "reporter_id": report.reporter_id},
     )
+
+
+# A member's API token: its page picks the user by id, not from a list of every account.
+TokenAdmin.raw_id_fields = ["user"]

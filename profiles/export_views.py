@@ -27,7 +27,7 @@ def researcher_export(request: HttpRequest, pk: int, extension: str) -> HttpResp
         )
         query = request.GET.urlencode()
         return redirect(f"{url}?{query}" if query else url, permanent=True)
-    works = selectors.author_works(author)
+    works = selectors.author_works(author, names=None)  # a citation names every author
     filterset = WorkFilter(request.GET, queryset=works)
     return list_exports.streamed(
         filterset.qs,

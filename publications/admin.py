@@ -20,6 +20,7 @@ from publications import curation, models
 from publications.admin_audit import AuditedModelAdmin
 from publications.admin_display import duration_text, pretty_json, progress_bar, shorten
 from publications.admin_figures import RenewsAuthorFigures
+from publications.admin_limits import CappedTabularInline
 from publications.admin_views import (
     AuditEventViews,
     AuthorCurationViews,
@@ -68,7 +69,7 @@ admin.site.index_template = "admin/curation_index.html"
 # Works and authors ----------------------------------------------------------
 
 
-class AuthorshipInline(admin.TabularInline):
+class AuthorshipInline(CappedTabularInline):
     model = models.Authorship
     extra = 0
     raw_id_fields = ["author", "work"]
@@ -155,7 +156,7 @@ class AuthorshipAdmin(AuditedModelAdmin):
     search_fields = ["raw_name", "author__display_name", "work__title"]
     list_select_related = ["work", "author"]
     raw_id_fields = ["work", "author"]
-    filter_horizontal = ["institutions"]
+    autocomplete_fields = ["institutions"]
 
 
 @admin.register(models.WorkTopic)

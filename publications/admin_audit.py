@@ -5,7 +5,9 @@ changing (inline rows too) and deleting a row through the admin writes an
 AuditEvent named ``<record>_add``, ``<record>_change`` or ``<record>_delete``
 (``institution_change``), with the fields that changed, before and after, or
 the whole row that was deleted. The event is written in the admin's own
-transaction, so an edit and its record stand or fall together.
+transaction, so an edit and its record stand or fall together. A delete's
+confirmation page names a bounded number of the rows it takes along
+(``publications.admin_limits``).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models
 
 from publications.admin_display import JSONFormField
+from publications.admin_limits import deleted_objects
 from publications.curation import audit_record
 
 SECRET_FIELDS = re.compile(r"password|secret|token|key$", re.I)  # never copied into the trail
@@ -113,6 +116,10 @@ class AuditedModelAdmin(admin.ModelAdmin):
     def delete_model(self, request, obj):
         admin_audit(request, obj, "delete", {"row": row_snapshot(obj)})
         super().delete_model(request, obj)
+
+    def get_deleted_objects(self, objs, request):
+        # The first rows of each kind and counts: a record of any size confirms quickly.
+        return deleted_objects(objs, request, self.admin_site)
 
     def delete_queryset(self, request, queryset):
         for obj in queryset:

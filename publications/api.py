@@ -5,12 +5,13 @@ are public and paginated (``?page=``, ``?page_size=`` up to 100). Work lists tak
 the same sorting and filters as the researcher page (publications.filters):
 ``?sort=newest|cited|title&year_from=&year_to=&type=&topic=<key>&has_code=true``;
 a value that does not validate, or a parameter the endpoint does not read, answers
-400 in the one error shape.
+400 in the one error shape. Of a work's lists that grow long (a collaboration's
+byline, topics, grants) a work gives the first ``FIRST_ROWS`` and their count;
+``/works/{id}/authorships/`` pages through the whole byline.
 """
 
 from __future__ import annotations
 
-from django import forms
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import models
 from django_filters import rest_framework as filters
@@ -27,8 +28,13 @@ from rest_framework.exceptions import NotFound
 
 from config.api import ID_PATTERN, StrictQueryParams
 from publications import citations, identifiers, selectors
+from publications.api_filters import (
+    AuthorListFilter,
+    InstitutionFilter,
+    TopicFilter,
+    WorkListFilter,
+)
 from publications.display import web_url
-from publications.filters import CodeFilter, WorkFilter
 from publications.models import (
     Author,
     AuthorMetrics,
@@ -39,6 +45,10 @@ from publications.models import (
     UnlinkedAuthorship,
     Work,
 )
+
+# Of a work's lists that grow long (a collaboration's byline, topics, grants) the API
+# gives the first rows and their count; /works/{id}/authorships/ pages the byline.
+FIRST_ROWS = 100
 
 
 class WebURLField(serializers.URLField):
@@ -220,9 +230,19 @@ class WorkSerializer(WebURLs):
     venue = serializers.CharField(
         source="venue.name", default=None, read_only=True, allow_null=True
     )
-    authorships = AuthorshipSerializer(many=True, read_only=True)
+    authorships = AuthorshipSerializer(
+        many=True,
+        read_only=True,
+        help_text=f"The first {FIRST_ROWS} in byline order; /works/{{id}}/authorships/ pages all.",
+    )
     unlinked_authors = UnlinkedAuthorSerializer(
-        source="unlinked_authorships", many=True, read_only=True
+        source="unlinked_authorships",
+        many=True,
+        read_only=True,
+        help_text=f"The first {FIRST_ROWS}.",
+    )
+    authors_count = serializers.IntegerField(
+        source="byline_length", read_only=True, help_text="Names on the whole byline."
     )
 
     class Meta:
@@ -248,6 +268,7 @@ class WorkSerializer(WebURLs):
             "oa_status",
             "authorships",
             "unlinked_authors",
+            "authors_count",
         ]
 
 
@@ -257,8 +278,27 @@ class GrantEntrySerializer(serializers.Serializer):
 
 
 class WorkDetailSerializer(WorkSerializer):
-    topics = TopicSerializer(many=True, read_only=True)
-    grants = GrantEntrySerializer(many=True, read_only=True)
+    """A work; of its topics and grants (a collaboration's run to thousands) the first
+    ``FIRST_ROWS`` each, with their counts."""
+
+    topics = serializers.SerializerMethodField()
+    grants = serializers.SerializerMethodField()
+    topics_count = serializers.SerializerMethodField()
+    grants_count = serializers.SerializerMethodField()
+
+    @extend_schema_field(TopicSerializer(many=True))
+    def get_topics(self, work: Work) -> list:
+        return TopicSerializer(_topics(work)[:FIRST_ROWS], many=True).data
+
+    @extend_schema_field(GrantEntrySerializer(many=True))
+    def get_grants(self, work: Work) -> list:
+        return GrantEntrySerializer(_grants(work)[:FIRST_ROWS], many=True).data
+
+    def get_topics_count(self, work: Work) -> int:
+        return _topics(work).count()
+
+    def get_grants_count(self, work: Work) -> int:
+        return _grants(work).count()
 
     class Meta(WorkSerializer.Meta):
         fields = [
@@ -277,8 +317,22 @@ class WorkDetailSerializer(WorkSerializer):
             "embargo_until",
             "counts_by_year",
             "topics",
+            "topics_count",
             "grants",
+            "grants_count",
         ]
+
+
+def _topics(work: Work):
+    return (
+        Topic.objects.filter(work_topics__work=work)
+        .select_related("parent")
+        .order_by("-work_topics__is_primary", "-work_topics__score", "work_topics__id")
+    )
+
+
+def _grants(work: Work):
+    return work.grants.select_related("funder").order_by("funder__name", "award_id", "id")
 
 
 class CitedWorkSerializer(serializers.ModelSerializer):
@@ -305,42 +359,6 @@ class ReferenceSerializer(serializers.ModelSerializer):
     @extend_schema_field(OpenApiTypes.URI)
     def get_openalex_url(self, citation: Citation) -> str:
         return identifiers.openalex_url(citation.cited_openalex_id)
-
-
-class TrueOrFalseField(forms.NullBooleanField):
-    """true or false; any other value is an error (the page's select would ignore it)."""
-
-    widget = forms.TextInput
-    VALUES = {"true": True, "True": True, "1": True, "false": False, "False": False, "0": False}
-
-    def to_python(self, value):
-        if value in (None, ""):
-            return None
-        if value not in self.VALUES:
-            raise forms.ValidationError("Enter true or false.", code="invalid")
-        return self.VALUES[value]
-
-
-class StrictCodeFilter(CodeFilter):
-    field_class = TrueOrFalseField
-
-
-class WorkListFilter(WorkFilter):
-    """The researcher page's filters, with ``?has_code=`` answering 400 unless true or false."""
-
-    has_code = StrictCodeFilter(
-        method="_has_code",
-        help_text="true: only works with a code link; false: only works without one.",
-    )
-
-
-class AuthorListFilter(filters.FilterSet):
-    orcid = filters.CharFilter(help_text="An ORCID iD, e.g. 0000-0002-1825-0097.")
-    openalex_id = filters.CharFilter(help_text="An OpenAlex author id, e.g. A5023888391.")
-
-    class Meta:
-        model = Author
-        fields = ["orcid", "openalex_id"]
 
 
 class AuthorViewSet(StrictQueryParams, viewsets.ReadOnlyModelViewSet):
@@ -379,7 +397,7 @@ class AuthorWorksViewSet(StrictQueryParams, mixins.ListModelMixin, viewsets.Gene
         author = Author.objects.visible().filter(pk=self.kwargs["author_pk"]).first()
         if author is None:
             raise NotFound("No author has this id.")
-        return selectors.author_works(author)
+        return selectors.author_works(author, names=FIRST_ROWS)
 
 
 class WorkViewSet(StrictQueryParams, viewsets.ReadOnlyModelViewSet):
@@ -390,10 +408,7 @@ class WorkViewSet(StrictQueryParams, viewsets.ReadOnlyModelViewSet):
     filterset_class = WorkListFilter
 
     def get_queryset(self):
-        works = selectors.works_with_authors(Work.objects.visible())
-        if self.action == "retrieve":
-            return works.prefetch_related("topics", "grants__funder")
-        return works
+        return selectors.works_with_authors(Work.objects.visible(), names=FIRST_ROWS)
 
     def get_serializer_class(self):
         return WorkDetailSerializer if self.action == "retrieve" else WorkSerializer
@@ -424,18 +439,21 @@ class WorkViewSet(StrictQueryParams, viewsets.ReadOnlyModelViewSet):
     )
     @action(detail=True, url_path="cited-by", filter_backends=[], serializer_class=WorkSerializer)
     def cited_by(self, request, pk=None):
-        rows = selectors.works_with_authors(citations.citing_works(self._work()))
+        rows = selectors.works_with_authors(citations.citing_works(self._work()), names=FIRST_ROWS)
         page = self.paginate_queryset(rows)
         return self.get_paginated_response(WorkSerializer(page, many=True).data)
 
-
-class TopicFilter(filters.FilterSet):
-    kind = filters.ChoiceFilter(choices=Topic.Kind.choices)
-    key = filters.CharFilter(help_text='e.g. "arxiv:cs.LG".')
-
-    class Meta:
-        model = Topic
-        fields = ["kind", "key"]
+    @extend_schema(
+        summary="A work's whole byline",
+        description="The authorships in byline order, a page at a time.",
+        responses=AuthorshipSerializer(many=True),
+        filters=False,
+    )
+    @action(detail=True, filter_backends=[], serializer_class=AuthorshipSerializer)
+    def authorships(self, request, pk=None):
+        rows = self._work().authorships.select_related("author").order_by("position", "id")
+        page = self.paginate_queryset(rows)
+        return self.get_paginated_response(AuthorshipSerializer(page, many=True).data)
 
 
 class TopicViewSet(StrictQueryParams, viewsets.ReadOnlyModelViewSet):
@@ -446,15 +464,6 @@ class TopicViewSet(StrictQueryParams, viewsets.ReadOnlyModelViewSet):
     queryset = Topic.objects.select_related("parent").order_by("name", "id")
     filter_backends = [filters.DjangoFilterBackend]
     filterset_class = TopicFilter
-
-
-class InstitutionFilter(filters.FilterSet):
-    ror = filters.CharFilter()
-    country_code = filters.CharFilter(help_text="Two letters, e.g. CA.")
-
-    class Meta:
-        model = Institution
-        fields = ["ror", "country_code"]
 
 
 class InstitutionViewSet(StrictQueryParams, viewsets.ReadOnlyModelViewSet):

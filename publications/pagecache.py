@@ -63,6 +63,7 @@ from django.template.loader import get_template, render_to_string
 from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
 
+from publications.byline_reads import LISTED, firsts
 from publications.models import Authorship, Citation, Work, WorkSimilarity
 
 PAGE_TIMEOUT = 3600
@@ -307,15 +308,16 @@ def _fragment_key(pk: int, records: list[Record], versions: dict, author_id: int
 
 
 def _entry_records(work) -> list[Record]:
-    """The work and its linked authors in byline order, as ``_bylines_of`` reads them."""
-    linked = sorted(work.authorships.all(), key=lambda a: (a.position, a.pk))
+    """The work and the linked authors an entry names (its first ``LISTED``), in byline
+    order, as ``_bylines_of`` reads them."""
+    linked = sorted(work.authorships.all(), key=lambda a: (a.position, a.pk))[:LISTED]
     return [("work", work.pk), *(("author", a.author_id) for a in linked)]
 
 
 def _bylines_of(ids: list[int]) -> dict[int, list[Record]]:
     """``_entry_records`` of the works ``ids`` from the narrow authorship rows alone."""
     found: dict[int, list[Record]] = {pk: [("work", pk)] for pk in ids}
-    rows = Authorship.objects.filter(work_id__in=ids).order_by("position", "pk")
+    rows = firsts(Authorship.objects.filter(work_id__in=ids), LISTED).order_by("position", "pk")
     for work_id, author_id in rows.values_list("work_id", "author_id"):
         found[work_id].append(("author", author_id))
     return found

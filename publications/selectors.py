@@ -6,16 +6,43 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from django.core.exceptions import FieldDoesNotExist
-from django.db.models import Case, Prefetch, Q, QuerySet, When, prefetch_related_objects
+from django.db.models import (
+    Case,
+    Count,
+    F,
+    Prefetch,
+    Q,
+    QuerySet,
+    When,
+    Window,
+    prefetch_related_objects,
+)
+from django.db.models.functions import RowNumber
 from django.shortcuts import get_object_or_404
 
-from publications.models import Author, Authorship, Source, Topic, Work, WorkSimilarity
+from publications import byline_reads
+from publications.models import Author, Authorship, Grant, Source, Topic, Work, WorkSimilarity
 
 
-def works_with_authors(queryset: QuerySet[Work]) -> QuerySet[Work]:
-    """Works with their venue and ordered byline (``Work.byline``) in a fixed number of queries."""
+def works_with_authors(
+    queryset: QuerySet[Work],
+    *,
+    names: int | None = byline_reads.LISTED,
+    author: Author | None = None,
+) -> QuerySet[Work]:
+    """Works with their venue and ordered byline (``Work.byline``) in a fixed number of queries.
+
+    A list reads each work's first ``names`` names, as many as an entry shows (and
+    ``author``'s authorship, wherever it stands), and ``Work.byline_length`` counts
+    them all: a collaboration's thousands of names cost no more than a few.
+    ``names=None`` reads whole bylines (exports).
+    """
+    queryset = queryset.select_related("venue")
+    if names is not None:
+        firsts = byline_reads.first_names(names, author_id=author.pk if author else None)
+        return byline_reads.with_total(queryset).prefetch_related(*firsts)
     authorships = Authorship.objects.select_related("author").order_by("position")
-    return queryset.select_related("venue").prefetch_related(
+    return queryset.prefetch_related(
         Prefetch("authorships", queryset=authorships), "unlinked_authorships"
     )
 
@@ -39,11 +66,11 @@ def recent_authors(*, limit: int = 10) -> list[Author]:
     )
 
 
-def author_works(author: Author) -> QuerySet[Work]:
+def author_works(author: Author, *, names: int | None = byline_reads.LISTED) -> QuerySet[Work]:
+    """The author's works, newest first, read as ``works_with_authors`` reads them."""
+    works = Work.objects.visible().filter(authorships__author=author)
     return works_with_authors(
-        Work.objects.visible()
-        .filter(authorships__author=author)
-        .order_by("-publication_date", "-id")
+        works.order_by("-publication_date", "-id"), names=names, author=author
     )
 
 
@@ -95,24 +122,45 @@ class Affiliation:
         return self.name
 
 
+@dataclass(frozen=True)
+class Funding:
+    """A funder of a work and the first of its award ids."""
+
+    funder: str
+    awards: list[str]
+    awards_total: int
+
+    @property
+    def awards_left_out(self) -> int:
+        return self.awards_total - len(self.awards)
+
+
 @dataclass
 class WorkPage:
     work: Work
     bylines: list[Byline]
     affiliations: list[Affiliation]
     topics: list[Topic]
-    funding: list[tuple[str, list[str]]]  # funder name, award ids
+    funding: list[Funding]
     similar: list[WorkSimilarity]
     sources: dict[str, str]  # field name -> label of the source that set it
     dates: list[tuple[str, date, str]] = field(default_factory=list)  # label, day, source
     provenance: list[tuple[str, str]] = field(default_factory=list)  # fact, source label
     embargo_active: bool = False
     bylines_left_out: int = 0  # names between the shown ones and the last (a long byline)
+    byline: byline_reads.Window | None = None  # the byline's length; the page of a whole one
+    topics_left_out: int = 0
+    funders_left_out: int = 0
 
 
 # Names a work page shows of a long byline (a large collaboration's runs to thousands):
-# the first ones and the last; the page links to the whole list.
+# the first ones and the last; the page links to the whole list, read a page at a time.
 BYLINES_SHOWN = 100
+BYLINE_PAGE = 500
+# A work's other lists are shown as far as these and counted beyond.
+TOPICS_SHOWN = 40
+FUNDERS_SHOWN = 20
+AWARDS_SHOWN = 20  # award ids of each funder
 
 FACT_LABELS = {
     "source_created_date": "Created",
@@ -150,16 +198,13 @@ def _dropped_notes(work: Work, labels: dict) -> list[tuple[str, str]]:
 
 
 def work_for_page(pk: int) -> Work:
-    """The work with its venue and authors (with their affiliations), or Http404."""
-    authorships = (
-        Authorship.objects.select_related("author")
-        .prefetch_related("institutions")
-        .order_by("position", "id")
-    )
-    queryset = Work.objects.select_related("venue").prefetch_related(
-        Prefetch("authorships", queryset=authorships), "unlinked_authorships"
-    )
-    return get_object_or_404(queryset, pk=pk)
+    """The work with its venue, or Http404 (``work_page`` reads the names it shows)."""
+    return get_object_or_404(Work.objects.select_related("venue"), pk=pk)
+
+
+def work_with_byline(pk: int) -> Work:
+    """The work with its venue and whole byline (``Work.byline``), or Http404."""
+    return get_object_or_404(works_with_authors(Work.objects.all(), names=None), pk=pk)
 
 
 def _places(authorship) -> list[Affiliation]:
@@ -180,17 +225,8 @@ def _places(authorship) -> list[Affiliation]:
     return places
 
 
-def _bylines(work: Work, *, shown: int | None) -> tuple[list[Byline], list[Affiliation], int]:
-    """The bylines shown, the affiliations they mark, and how many names are left out.
-
-    With ``shown``, a longer byline (a large collaboration's) keeps its first
-    ``shown`` names and its last; the affiliations are those of the names shown.
-    """
-    entries = _byline_entries(work)
-    left_out = 0
-    if shown is not None and len(entries) > shown + 1:
-        left_out = len(entries) - shown - 1
-        entries = entries[:shown] + entries[-1:]
+def _bylines(entries: list) -> tuple[list[Byline], list[Affiliation]]:
+    """The bylines of ``entries`` and the affiliations they mark, numbered in order."""
     affiliations: list[Affiliation] = []
     numbers: dict[str, int] = {}
     bylines = []
@@ -209,18 +245,45 @@ def _bylines(work: Work, *, shown: int | None) -> tuple[list[Byline], list[Affil
         name = (author.display_name if public else "") or entry.raw_name or "Unknown author"
         link = link_facts(entry) if public else None
         bylines.append(Byline(name, public, sorted(set(marks)), entry.is_corresponding, link))
-    return bylines, affiliations, left_out
+    return bylines, affiliations
 
 
-def _byline_entries(work: Work) -> list:
-    """Authorships and the names no record holds (UnlinkedAuthorship), in byline order."""
-    placed = [(a.position, a) for a in work.authorships.all()]
-    taken = {position for position, _ in placed}
-    for unlinked in work.unlinked_authorships.all():
-        if unlinked.position not in taken:
-            taken.add(unlinked.position)
-            placed.append((unlinked.position, unlinked))
-    return [entry for _, entry in sorted(placed, key=lambda pair: pair[0])]
+def _topics(work: Work) -> tuple[list[Topic], int]:
+    """The first ``TOPICS_SHOWN`` topics (primary first, then by score), and how many more."""
+    rows = work.work_topics.select_related("topic").order_by("-is_primary", "-score", "id")
+    topics = [wt.topic for wt in rows[: TOPICS_SHOWN + 1]]
+    if len(topics) <= TOPICS_SHOWN:
+        return topics, 0
+    return topics[:TOPICS_SHOWN], rows.count() - TOPICS_SHOWN
+
+
+def _funding(work: Work) -> tuple[list[Funding], int]:
+    """The first ``FUNDERS_SHOWN`` funders by name with their first award ids, and how many more."""
+    grants = Grant.objects.filter(work=work)
+    named = ~Q(award_id="")
+    per_funder = (
+        grants.values("funder__name")
+        .annotate(awards=Count("pk", filter=named))
+        .order_by("funder__name")
+    )
+    funders = list(per_funder[: FUNDERS_SHOWN + 1])
+    left_out = per_funder.count() - FUNDERS_SHOWN if len(funders) > FUNDERS_SHOWN else 0
+    funders = funders[:FUNDERS_SHOWN]
+    rank = Window(RowNumber(), partition_by=[F("funder__name")], order_by=["award_id", "id"])
+    firsts = (
+        grants.filter(named, funder__name__in=[f["funder__name"] for f in funders])
+        .annotate(rank=rank)
+        .filter(rank__lte=AWARDS_SHOWN)
+        .order_by("award_id", "id")
+        .values_list("funder__name", "award_id")
+    )
+    awards: dict[str, list[str]] = {}
+    for name, award in firsts:
+        awards.setdefault(name, []).append(award)
+    lines = [
+        Funding(f["funder__name"], awards.get(f["funder__name"], []), f["awards"]) for f in funders
+    ]
+    return lines, left_out
 
 
 def _dates(work: Work, sources: dict[str, str]) -> list[tuple[str, date, str]]:
@@ -258,11 +321,15 @@ def similar_works(work: Work, *, limit: int = 5) -> list[WorkSimilarity]:
     return links
 
 
-def work_page(work: Work, *, today: date, all_authors: bool = False) -> WorkPage:
-    """Everything the work page shows, in a fixed number of queries whatever the author count.
+def work_page(
+    work: Work, *, today: date, all_authors: bool = False, authors_page: int = 1
+) -> WorkPage:
+    """Everything the work page shows, in a fixed number of queries whatever the work's size.
 
     A byline past ``BYLINES_SHOWN`` names shows its first names and its last, and
-    says how many it leaves out, unless ``all_authors``.
+    says how many it leaves out; with ``all_authors``, page ``authors_page`` of the
+    whole byline, ``BYLINE_PAGE`` names a page. Topics and funders are shown as
+    far as ``TOPICS_SHOWN`` and ``FUNDERS_SHOWN`` and counted beyond.
     """
     labels = dict(Source.choices)
     sources = {
@@ -270,23 +337,23 @@ def work_page(work: Work, *, today: date, all_authors: bool = False) -> WorkPage
         for name, source in work.provenance.items()
         if isinstance(source, str)  # "dropped" holds notes, not a source
     }
-    bylines, affiliations, left_out = _bylines(work, shown=None if all_authors else BYLINES_SHOWN)
-    topics = [
-        wt.topic
-        for wt in work.work_topics.select_related("topic").order_by("-is_primary", "-score", "id")
-    ]
-    funding: dict[str, list[str]] = {}
-    for grant in work.grants.select_related("funder").order_by("funder__name", "award_id"):
-        awards = funding.setdefault(grant.funder.name, [])
-        if grant.award_id:
-            awards.append(grant.award_id)
+    if all_authors:
+        window = byline_reads.byline_page(work, authors_page, BYLINE_PAGE)
+    else:
+        window = byline_reads.first_and_last(work, BYLINES_SHOWN)
+    bylines, affiliations = _bylines(window.entries)
+    topics, topics_left_out = _topics(work)
+    funding, funders_left_out = _funding(work)
     return WorkPage(
         work=work,
         bylines=bylines,
-        bylines_left_out=left_out,
+        bylines_left_out=0 if all_authors else window.total - len(window.entries),
+        byline=window,
         affiliations=affiliations,
         topics=topics,
-        funding=list(funding.items()),
+        topics_left_out=topics_left_out,
+        funding=funding,
+        funders_left_out=funders_left_out,
         similar=similar_works(work),
         sources=sources,
         dates=_dates(work, sources),

@@ -53,7 +53,13 @@ def work_detail(request: HttpRequest, pk: int, slug: str = "") -> HttpResponse:
         records = pagecache.work_page_records(work.pk, citations.listed(references, cited_by))
         shown = pagecache.versions_current(records)
     all_authors = request.GET.get("authors") == "all"
-    page = selectors.work_page(work, today=timezone.localdate(), all_authors=all_authors)
+    authors_page = request.GET.get("authors_page", "")
+    page = selectors.work_page(
+        work,
+        today=timezone.localdate(),
+        all_authors=all_authors,
+        authors_page=int(authors_page) if authors_page.isdecimal() and len(authors_page) < 7 else 1,
+    )
     context = {"work": work, "page": page, "references": references, "cited_by": cited_by}
     response = render(request, "publications/work_detail.html", context)
     return pagecache.answer_shows(response, shown)
@@ -116,7 +122,8 @@ def _person_works(person: Author) -> list[Work]:
 
 
 def _search_page(request: HttpRequest) -> tuple[str, list[Work]]:
-    """The query and the works of the search page shown for the same query string."""
+    """The query and the works of the search page shown for the same query string,
+    with their whole bylines (the page lists only the first names)."""
     form = search_service.SearchForm(request.GET)
     form.is_valid()
     query = form.cleaned_data.get("q", "")
@@ -124,7 +131,10 @@ def _search_page(request: HttpRequest) -> tuple[str, list[Work]]:
         return query, []
     matches = search_service.search_works(query, form.filters())
     page = Paginator(matches, SEARCH_WORKS_PER_PAGE).get_page(request.GET.get("page"))
-    return query, list(page.object_list)
+    ids = getattr(page.object_list, "ids", None) or [work.pk for work in page.object_list]
+    whole = selectors.works_with_authors(Work.objects.filter(pk__in=ids), names=None)
+    found = {work.pk: work for work in whole}
+    return query, [found[pk] for pk in ids if pk in found]
 
 
 def search_export(request: HttpRequest, extension: str) -> HttpResponse:
@@ -155,7 +165,7 @@ def _reference_target(kind: str, value: str) -> str:
 
 
 def _export(work_pk: int, render_export, content_type: str, extension: str) -> HttpResponse:
-    work = selectors.work_for_page(work_pk)
+    work = selectors.work_with_byline(work_pk)
     if work.merged_into_id:
         return redirect(_export_path(work.merged_into_id, extension), permanent=True)
     work.page_topics = [wt.topic for wt in work.work_topics.select_related("topic")]

@@ -3,14 +3,26 @@
 from __future__ import annotations
 
 from django.apps import apps
-from django.db.models import Count, Prefetch, Q
+from django.db.models import Count, OuterRef, Prefetch, Q, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 from django.urls import NoReverseMatch, reverse
 
 from publications import models
+from publications.byline_reads import firsts
 from publications.identifiers import normalize_name
 from publications.models import AuditEvent, Author, Authorship, MergeCandidate, Work
 
 SAMPLE_WORKS = 5
+CO_AUTHORS_SHOWN = 4  # names of a work's line; its other authors are counted
+LISTED = 20  # authors, records and places a comparison lists of one record; more are counted
+
+
+def _first(rows: QuerySet, line, noun: str) -> list[str]:
+    """``line`` of each of the first ``LISTED`` of ``rows``, then ``… and 12 more <noun>``."""
+    shown = [line(row) for row in rows[: LISTED + 1]]
+    if len(shown) <= LISTED:
+        return shown
+    return [*shown[:LISTED], f"… and {rows.count() - LISTED} more {noun}"]
 
 
 def target_model(target_type: str):
@@ -79,25 +91,43 @@ def merge_target_choices(source: Author, query: str) -> list[Author]:
 
 
 def _works_with_authors(queryset):
-    authorships = Authorship.objects.select_related("author").order_by("position")
-    return queryset.select_related("venue").prefetch_related(
-        Prefetch("authorships", queryset=authorships)
+    """Works with their first authors (enough for ``work_line``) and ``authorships_total``."""
+    first = Authorship.objects.select_related("author").order_by("position", "id")
+    total = (
+        Authorship.objects.filter(work=OuterRef("pk"))
+        .order_by()
+        .values("work")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    return (
+        queryset.select_related("venue")
+        .annotate(authorships_total=Coalesce(Subquery(total), 0))
+        .prefetch_related(
+            Prefetch("authorships", queryset=firsts(first, CO_AUTHORS_SHOWN + 1)),
+        )
     )
 
 
 def author_works_for_split(author: Author) -> list[Work]:
+    """Every work of ``author``, each with ``coauthors``: its first co-authors' names."""
     works = Work.objects.filter(authorships__author=author).order_by("-publication_year", "title")
-    return list(_works_with_authors(works))
+    works = list(_works_with_authors(works))
+    for work in works:
+        work.coauthors = coauthors_text(work, author)
+    return works
 
 
-def _coauthors(work: Work, author: Author) -> list[str]:
-    return [a.author.display_name for a in work.authorships.all() if a.author_id != author.pk]
+def coauthors_text(work: Work, author: Author) -> str:
+    """``A, B, C, D +12``: the first co-authors of ``author`` on ``work`` (as read above)."""
+    names = [a.author.display_name for a in work.authorships.all() if a.author_id != author.pk]
+    left_out = max(work.authorships_total - 1, len(names)) - CO_AUTHORS_SHOWN
+    return ", ".join(names[:CO_AUTHORS_SHOWN]) + (f" +{left_out}" if left_out > 0 else "")
 
 
 def work_line(work: Work, author: Author) -> str:
-    """``2021 · Title — with A, B, C`` for one of an author's works."""
-    coauthors = _coauthors(work, author)
-    shown = ", ".join(coauthors[:4]) + (f" +{len(coauthors) - 4}" if len(coauthors) > 4 else "")
+    """``2021 · Title — with A, B, C +12`` for one of ``author``'s works."""
+    shown = coauthors_text(work, author)
     year = work.publication_year or "n.d."
     return f"{year} · {work}" + (f" — with {shown}" if shown else " — no co-authors")
 
@@ -108,12 +138,12 @@ def author_card(author: Author | None) -> dict | None:
     works = _works_with_authors(
         Work.objects.filter(authorships__author=author).order_by("-publication_year", "-id")
     )
-    affiliations = author.affiliations.select_related("institution")
+    affiliations = author.affiliations.select_related("institution").order_by("pk")
     return {
         "author": author,
         "works_count": Authorship.objects.filter(author=author).count(),
         "sample": [work_line(w, author) for w in works[:SAMPLE_WORKS]],
-        "institutions": [a.institution.name for a in affiliations],
+        "institutions": _first(affiliations, lambda a: a.institution.name, "institutions"),
         "source_records": author.source_records.count(),
     }
 
@@ -133,6 +163,7 @@ def _row(label: str, a, b) -> dict:
 
 
 def _work_facts(work: Work) -> dict:
+    authorships = work.authorships.select_related("author").order_by("position", "id")
     records = work.source_records.order_by("source", "external_id")
     return {
         "Title": work.title,
@@ -142,9 +173,11 @@ def _work_facts(work: Work) -> dict:
         "DOI": work.doi,
         "arXiv id": work.arxiv_id,
         "OpenAlex id": work.openalex_id,
-        "Authors": [f"{a.position + 1}. {a.author.display_name}" for a in work.authorships.all()],
+        "Authors": _first(
+            authorships, lambda a: f"{a.position + 1}. {a.author.display_name}", "authors"
+        ),
         "Cited by": work.cited_by_count,
-        "Source records": [f"{r.source} {r.external_id}" for r in records],
+        "Source records": _first(records, lambda r: f"{r.source} {r.external_id}", "records"),
         "Merged into": f"#{work.merged_into_id}" if work.merged_into_id else None,
     }
 
@@ -180,8 +213,7 @@ def candidate_comparison(candidate: MergeCandidate) -> dict:
     """Both records of a candidate as aligned rows, with the rows that differ marked."""
     if candidate.kind == MergeCandidate.Kind.WORK:
         ids = [candidate.work_a_id, candidate.work_b_id]
-        works = _works_with_authors(Work.objects.filter(pk__in=ids))
-        found = {w.pk: w for w in works}
+        found = {w.pk: w for w in Work.objects.select_related("venue").filter(pk__in=ids)}
         a, b = found[candidate.work_a_id], found[candidate.work_b_id]
         facts_a, facts_b = _work_facts(a), _work_facts(b)
         noun = "work"

@@ -142,6 +142,13 @@ class Work(TimeStamped):
                 entries.append(unlinked)
         return sorted(entries, key=lambda entry: entry.position)
 
+    @property
+    def byline_length(self) -> int:
+        """How many names the byline has: ``byline_total`` when a list read it
+        (``selectors.works_with_authors`` reads only the first names), else those loaded."""
+        total = getattr(self, "byline_total", None)
+        return total if total is not None else len(self.byline())
+
 
 class WorkSearch(models.Model):
     """What search reads of a work, in a narrow row (PostgreSQL only, see migration 0008).
