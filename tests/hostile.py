@@ -7,7 +7,10 @@ URLs in every URL field, HTML entity tricks, NUL and control characters,
 huge integers in fields nobody reads, mixed with poison records (wrong types,
 counts that are text, negative or past 2**63, malformed dates, a bare JSON
 array line, NaN, numbers too large for a float, an id hiding a NUL, a record
-nested 100,000 levels deep). It returns what an import of it must give.
+nested 100,000 levels deep), markup in every code
+(language, ISSN, venue type), and a record giving one work's DOI with another
+work's arXiv id. It returns what an import of it must give.
+``big_byline_work()`` is a work of 3,000 authors.
 ``hostile_arxiv_feed()`` is an arXiv Atom feed in the same spirit,
 ``HOSTILE_ARXIV`` what it must give. ``write_bomb(path)`` writes a gzipped
 snapshot with a line of ``BOMB_BYTES`` that unpacks from a few hundred kilobytes,
@@ -42,6 +45,9 @@ SCRIPT_URLS = [
     "/relative/path",
 ]
 MARK = "Hostile"  # every good work's title starts with a word that survives cleaning
+BIG_BYLINE = 3_000  # real collaboration papers have as many authors
+CONFLICT_DOI = "https://doi.org/10.5555/hostile-nine"
+CONFLICT_ARXIV = "2101.99010"
 
 
 def _id(letter: str, number: int) -> str:
@@ -107,8 +113,8 @@ def _work(number: int, title: str, **extra) -> dict:
             "source": {
                 "id": _id("S", 990000 + number),
                 "display_name": f"Journal of {HANDLER}",
-                "issn_l": None,
-                "type": "journal",
+                "issn_l": f"{SCRIPT}1234-5678",
+                "type": f"journal{HANDLER}",
                 "host_organization_name": f"Publisher {ENTITY_SCRIPT}",
                 "homepage_url": _url(number + 2),
             },
@@ -146,7 +152,27 @@ def good_works() -> list[dict]:
         ),
         _work(6, f"{MARK} huge unread number six", x_unread=10**30, x_note="a\u0000b"),
         _work(7, f"{MARK} lone surrogate \ud800 seven", x_big=2**63 + 1),
+        _work(8, f"{MARK} codes with markup eight", language=SCRIPT),
+        _work(9, f"{MARK} holds a DOI nine", doi=CONFLICT_DOI),
+        _work(10, f"{MARK} a preprint ten", doi=f"https://doi.org/10.48550/arxiv.{CONFLICT_ARXIV}"),
     ]
+
+
+def big_byline_work() -> dict:
+    """A collaboration paper of ``BIG_BYLINE`` hostile names (its own file: every page of
+    each of its authors would be walked in the snapshot's tests)."""
+    return _work(
+        11,
+        f"{MARK} collaboration of {BIG_BYLINE} authors",
+        authorships=[_authorship(n, f"Member{n} {SCRIPT}") for n in range(BIG_BYLINE)],
+    )
+
+
+def conflicting_works() -> list[dict]:
+    """A record giving work nine's DOI with work ten's arXiv id: one work cannot take both."""
+    conflicting = _work(12, f"{MARK} two works' identifiers twelve", doi=CONFLICT_DOI)
+    conflicting["locations"] = [{"landing_page_url": f"https://arxiv.org/abs/{CONFLICT_ARXIV}"}]
+    return [conflicting]
 
 
 def poison_works() -> list[dict]:
@@ -210,6 +236,7 @@ def write_hostile_snapshot(path: Path | str) -> dict:
     ``good_works``/``good_authors``: OpenAlex ids (W…/A…) that must be imported;
     ``poison``: ids of records that must become ImportProblems (payload kept);
     ``poison_lines``: how many lines are not one record (problems kept whole);
+    ``conflicts``: ids of records whose identifiers belong to two works;
     ``problems``: how many ImportProblems the run records in all.
     """
     works, bad_works = good_works(), poison_works()
@@ -218,6 +245,7 @@ def write_hostile_snapshot(path: Path | str) -> dict:
     lines += [json.dumps(w) for w in bad_works[:3]]
     lines += POISON_LINES
     lines += [json.dumps(w) for w in works[3:] + bad_works[3:]]
+    lines += [json.dumps(w) for w in conflicting_works()]
     lines += [json.dumps(a) for a in authors + bad_authors]
     Path(path).write_text("\n".join(lines) + "\n", encoding="utf-8")
     short = lambda record: record["id"].rsplit("/", 1)[-1]  # noqa: E731
@@ -226,7 +254,8 @@ def write_hostile_snapshot(path: Path | str) -> dict:
         "good_authors": [short(a) for a in authors],
         "poison": [short(r) for r in bad_works + bad_authors],
         "poison_lines": len(POISON_LINES),
-        "problems": len(bad_works) + len(bad_authors) + len(POISON_LINES),
+        "conflicts": [short(w) for w in conflicting_works()],
+        "problems": len(bad_works) + len(bad_authors) + len(POISON_LINES) + 1,
     }
 
 

@@ -20,8 +20,10 @@ from publications.ingest.payloads import bounded_strings
 from publications.models import Author, ImportProblem, ImportRun, SourceRecord, Work
 from publications.text import ABSTRACT_MAX, TEXT_WINDOW, TITLE_MAX, clean, http_url
 from tests.hostile import (
+    BIG_BYLINE,
     HOSTILE_ARXIV,
     NESTED,
+    big_byline_work,
     good_works,
     hostile_arxiv_feed,
     write_bomb,
@@ -78,6 +80,46 @@ def test_every_poison_record_is_a_problem_that_keeps_its_payload(imported):
     lines = [p for p in problems if not p.external_id]
     assert len(lines) == expected["poison_lines"]
     assert all(p.raw_payload for p in lines)  # the whole line, to read and fix
+
+
+def test_a_record_with_two_works_identifiers_is_a_problem_and_changes_nothing(imported):
+    run, expected = imported
+    (short_id,) = expected["conflicts"]
+    problem = ImportProblem.objects.get(run=run, external_id__endswith=short_id)
+    assert "belongs to another work" in problem.error
+    assert problem.kept_payload["doi"].endswith("hostile-nine")
+    assert not Work.objects.filter(title__contains="identifiers twelve").exists()
+    nine = Work.objects.get(openalex_id="W990009")
+    assert nine.doi == "10.5555/hostile-nine" and not nine.arxiv_id
+
+
+def test_no_code_keeps_markup(imported):
+    work = Work.objects.select_related("venue").get(title__contains="codes with markup")
+    assert work.language == ""
+    assert work.venue.issn_l == "1234-5678" and "<" not in work.venue.type
+
+
+def test_a_work_of_thousands_of_authors_keeps_them_all_and_its_pages_stay_small(
+    tmp_path, admin_client, django_assert_max_num_queries
+):
+    path = tmp_path / "collaboration.json"
+    path.write_text(json.dumps(big_byline_work()))
+    run = run_files(path)
+    assert run.status == ImportRun.Status.SUCCEEDED, run.error
+    work = Work.objects.get(title__contains="collaboration of")
+    assert work.authorships.count() == BIG_BYLINE
+    pages = [
+        work.get_absolute_url(),
+        work.get_absolute_url() + "?authors=all",
+        reverse("admin:publications_work_change", args=[work.pk]),
+        f"/api/v1/works/{work.pk}/",
+    ]
+    for url in pages:
+        with django_assert_max_num_queries(80):
+            response = admin_client.get(url)
+        assert response.status_code == 200, url
+        assert len(response.content) < 400_000, (url, len(response.content))
+        assert "<script>alert" not in response.content.decode()
 
 
 def test_a_kept_nul_comes_back_exactly(imported):
