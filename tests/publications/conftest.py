@@ -1,8 +1,10 @@
-"""Fixtures the curation tests share: a staff client, works that pair up, namesakes, a split."""
+"""Fixtures the curation tests share: a staff client, works that pair up, namesakes, a split;
+and planner statistics that describe the test's own tables (for search)."""
 
 import pytest
+from django.db import connection
 
-from publications.models import AuthorInstitution, SourceRecord
+from publications.models import Author, AuthorInstitution, SourceRecord, Work, WorkSearch
 from tests.factories import (
     AuthorFactory,
     AuthorshipFactory,
@@ -65,3 +67,18 @@ def hopper_works():
     )
     ingest("work", first, second)
     return first, second
+
+
+@pytest.fixture
+def statistics_of_this_test(db):
+    """Planner statistics that describe this test's tables, not an earlier test's.
+
+    ANALYZE writes a table's row count in place, outside any transaction: a test that
+    imported thousands of records (an import analyses the tables it fills) leaves
+    the planner expecting them after its rollback, and search, which picks its plan
+    from the planner's estimate, would treat a handful of works as a large result.
+    """
+    if connection.vendor == "postgresql":
+        tables = ", ".join(m._meta.db_table for m in (Work, WorkSearch, Author))
+        with connection.cursor() as cursor:
+            cursor.execute(f"ANALYZE {tables}")

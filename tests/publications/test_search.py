@@ -8,7 +8,7 @@ from publications.name_search import search_authors
 from publications.search import WorkFilters, search_works
 from tests.factories import AuthorFactory, AuthorshipFactory, WorkFactory
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("statistics_of_this_test")]
 
 postgres_only = pytest.mark.skipif(
     connection.vendor != "postgresql",

@@ -8,7 +8,10 @@ from django.test.utils import CaptureQueriesContext
 from publications import pagecache
 from tests.factories import AuthorshipFactory, UserFactory
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("page_cache")]
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.usefixtures("page_cache", "statistics_of_this_test"),
+]
 
 
 @pytest.fixture
