@@ -413,6 +413,11 @@ class WorkViewSet(StrictQueryParams, viewsets.ReadOnlyModelViewSet):
     def get_serializer_class(self):
         return WorkDetailSerializer if self.action == "retrieve" else WorkSerializer
 
+    def _paged(self, rows, serializer: type[serializers.Serializer]):
+        """One page of ``rows`` written by ``serializer``, with the paging links."""
+        page = self.paginate_queryset(rows)
+        return self.get_paginated_response(serializer(page, many=True).data)
+
     def _work(self) -> Work:
         try:
             return Work.objects.visible().get(pk=self.kwargs["pk"])
@@ -427,9 +432,7 @@ class WorkViewSet(StrictQueryParams, viewsets.ReadOnlyModelViewSet):
     )
     @action(detail=True, filter_backends=[], serializer_class=ReferenceSerializer)
     def references(self, request, pk=None):
-        rows = citations.reference_rows(self._work())
-        page = self.paginate_queryset(rows)
-        return self.get_paginated_response(ReferenceSerializer(page, many=True).data)
+        return self._paged(citations.reference_rows(self._work()), ReferenceSerializer)
 
     @extend_schema(
         summary="The works held here that cite a work",
@@ -439,9 +442,8 @@ class WorkViewSet(StrictQueryParams, viewsets.ReadOnlyModelViewSet):
     )
     @action(detail=True, url_path="cited-by", filter_backends=[], serializer_class=WorkSerializer)
     def cited_by(self, request, pk=None):
-        rows = selectors.works_with_authors(citations.citing_works(self._work()), names=FIRST_ROWS)
-        page = self.paginate_queryset(rows)
-        return self.get_paginated_response(WorkSerializer(page, many=True).data)
+        citing = citations.citing_works(self._work())
+        return self._paged(selectors.works_with_authors(citing, names=FIRST_ROWS), WorkSerializer)
 
     @extend_schema(
         summary="A work's whole byline",
@@ -451,9 +453,8 @@ class WorkViewSet(StrictQueryParams, viewsets.ReadOnlyModelViewSet):
     )
     @action(detail=True, filter_backends=[], serializer_class=AuthorshipSerializer)
     def authorships(self, request, pk=None):
-        rows = self._work().authorships.select_related("author").order_by("position", "id")
-        page = self.paginate_queryset(rows)
-        return self.get_paginated_response(AuthorshipSerializer(page, many=True).data)
+        byline = self._work().authorships.select_related("author").order_by("position", "id")
+        return self._paged(byline, AuthorshipSerializer)
 
 
 class TopicViewSet(StrictQueryParams, viewsets.ReadOnlyModelViewSet):
