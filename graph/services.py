@@ -12,8 +12,9 @@ from collections.abc import Iterable
 
 from django.core.cache import cache
 from django.template.loader import render_to_string
+from django.urls import reverse
 
-from graph import edges, neighbourhood, svg
+from graph import crowd, edges, neighbourhood, svg
 from publications.models import Author
 
 SLICE_TIMEOUT = 24 * 3600
@@ -39,8 +40,12 @@ def versions_bump(author_ids: Iterable[int]) -> None:
     cache.set_many({_version_key(a): uuid.uuid4().hex[:12] for a in author_ids}, None)
 
 
+# Raised when the slice's markup changes, so no page is served a slice drawn the old way.
+SLICE_FORMAT = 2
+
+
 def slice_key(author_id: int, at_version: str | None = None) -> str:
-    return f"graph:slice:{author_id}:{at_version or version(author_id)}"
+    return f"graph:slice{SLICE_FORMAT}:{author_id}:{at_version or version(author_id)}"
 
 
 def author_for_graph(author_id: int) -> Author | None:
@@ -55,6 +60,15 @@ def author_for_graph(author_id: int) -> Author | None:
 def slice_render(author: Author) -> str:
     """The slice fragment for the researcher page (built, laid out, drawn)."""
     hood = neighbourhood.build(author, limits=neighbourhood.SLICE)
+    picture = svg.draw(
+        hood,
+        size=560,
+        labels=12,
+        narrow_labels=6,
+        title=f"Research graph of {author}",
+        caps=crowd.SLICE_CAPS,
+        listed_at=reverse("graph:explorer", args=[author.pk]),
+    )
     return render_to_string(
         "graph/_slice.html",
         {
@@ -65,7 +79,7 @@ def slice_render(author: Author) -> str:
                 kind: [node for node in nodes if not node.centre]
                 for kind, nodes in hood.by_kind().items()
             },
-            "picture": svg.draw(hood, size=560, labels=12, title=f"Research graph of {author}"),
+            "picture": picture,
             "kinds": neighbourhood.KIND_LABELS,
         },
     )

@@ -12,7 +12,7 @@ from django.urls import reverse
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_GET
 
-from graph import neighbourhood, paper, services, svg, tasks
+from graph import crowd, neighbourhood, paper, services, svg, tasks
 from graph.forms import GraphFilterForm
 from publications.models import Author
 
@@ -94,6 +94,16 @@ def _render_explorer(request: HttpRequest, context: dict, status: int = 200) -> 
 EMPTY_KINDS_NOTE = "graph-kinds-empty"
 
 
+def _right_slug(request: HttpRequest, name: str, pk: int, slug: str | None, right: str):
+    """A redirect to the address with the ``right`` slug when ``slug`` is another, else None."""
+    if slug is None or slug == right:
+        return None
+    url = reverse(name, kwargs={"pk": pk, "slug": right})
+    if request.GET:
+        url = f"{url}?{request.GET.urlencode()}"
+    return redirect(url, permanent=True)
+
+
 def _counts_of_every_kind(author, hood, filters: neighbourhood.Filters) -> dict[str, int]:
     """How many of each kind the explorer could show with these years and joint works.
 
@@ -108,15 +118,17 @@ def _counts_of_every_kind(author, hood, filters: neighbourhood.Filters) -> dict[
     return {kind: shown[kind] if kind in filters.kinds else could[kind] for kind in could}
 
 
-def explorer(request: HttpRequest, pk: int) -> HttpResponse:
+def explorer(request: HttpRequest, pk: int, slug: str | None = None) -> HttpResponse:
     """A larger, filterable neighbourhood with a list view beside the picture."""
     author = get_object_or_404(
         Author.objects.select_related("metrics", "last_known_institution"), pk=pk
     )
-    if author.merged_into_id:
-        return redirect(reverse("graph:explorer", args=[author.merged_into_id]), permanent=True)
+    if author.merged_into_id:  # not permanent: staff can undo a merge
+        return redirect(reverse("graph:explorer", args=[author.merged_into_id]))
     if author.is_deleted:
         raise Http404("This author record was deleted at the source.")
+    if moved := _right_slug(request, "graph:explorer-slugged", pk, slug, author.slug):
+        return moved
     form = GraphFilterForm(request.GET or None, initial={"kinds": list(neighbourhood.SHOWABLE)})
     valid = form.is_valid() if request.GET else True
     filters = form.filters()
@@ -146,21 +158,34 @@ def explorer(request: HttpRequest, pk: int) -> HttpResponse:
         "find": find,
         "kinds": neighbourhood.KIND_LABELS,
         "page_title": title,
-        "picture": svg.draw(
-            hood, size=900, labels=22, narrow_labels=8, title=title, recentre=address
-        ),
+        "picture": _picture(hood, title, address),
     }
     return _render_explorer(request, context, status=200 if valid else 400)
 
 
+def _picture(hood: neighbourhood.Neighbourhood, title: str, address) -> svg.Drawing:
+    """The explorer's picture: dense kinds grouped, names large enough for a phone."""
+    return svg.draw(
+        hood,
+        size=900,
+        labels=22,
+        narrow_labels=8,
+        title=title,
+        recentre=address,
+        caps=crowd.EXPLORER_CAPS,
+    )
+
+
 @require_GET
-def work_explorer(request: HttpRequest, pk: int) -> HttpResponse:
+def work_explorer(request: HttpRequest, pk: int, slug: str | None = None) -> HttpResponse:
     """The explorer centred on a paper: its authors, affiliations, topics and similar works."""
     work = paper.work_for_graph(pk)
     if work is None:
         raise Http404("No work has this id.")
     if work.merged_into_id:
-        return redirect(reverse("graph:work-explorer", args=[work.merged_into_id]), permanent=True)
+        return redirect(reverse("graph:work-explorer", args=[work.merged_into_id]))
+    if moved := _right_slug(request, "graph:work-explorer-slugged", pk, slug, work.slug):
+        return moved
     hood = paper.build_paper(work)
     address = _recentre("")
     name = paper.paper_label(work.pk, work.title)
@@ -175,8 +200,6 @@ def work_explorer(request: HttpRequest, pk: int) -> HttpResponse:
         "counts": hood.counts(),
         "kinds": neighbourhood.KIND_LABELS,
         "page_title": title,
-        "picture": svg.draw(
-            hood, size=900, labels=22, narrow_labels=8, title=title, recentre=address
-        ),
+        "picture": _picture(hood, title, address),
     }
     return _render_explorer(request, context)

@@ -3,7 +3,8 @@
 // Only the SVG's viewBox changes (the Content-Security-Policy allows no inline
 // style), and state shows through classes on the viewport: "is-zoomed" lets a
 // finger drag the picture instead of the page, "is-close" brings back the
-// smaller labels that a narrow picture hides. The explorer is swapped in place
+// smaller labels that a narrow picture hides, once zoomed in so far that they
+// read as large as when the picture is drawn data-wide-from pixels wide. The explorer is swapped in place
 // by htmx when a visitor centres it on someone else, so every new picture is
 // set up again when it arrives.
 (function () {
@@ -11,7 +12,6 @@
 
   var MAX_SCALE = 8;
   var STEP = 1.5;
-  var CLOSE_SCALE = 1.8; // from here a narrow picture shows the full label set
   var DRAG_START = 5; // pixels a pointer moves before a press becomes a drag
   var ready = new WeakSet();
 
@@ -28,6 +28,7 @@
     var toolbar = figure && figure.querySelector(".graph-zoom");
     var level = toolbar && toolbar.querySelector(".graph-zoom-level");
     var hint = figure && figure.querySelector(".graph-hint");
+    var wideFrom = Number(svg.getAttribute("data-wide-from")) || Infinity;
 
     function scale() {
       return home.w / view.w;
@@ -39,7 +40,7 @@
       }).join(" "));
       var s = scale();
       viewport.classList.toggle("is-zoomed", s > 1.001);
-      viewport.classList.toggle("is-close", s >= CLOSE_SCALE);
+      viewport.classList.toggle("is-close", s * svg.getBoundingClientRect().width >= wideFrom);
       if (level) level.textContent = Math.round(s * 100) + "%";
       if (toolbar) {
         toolbar.querySelector('[data-zoom="in"]').disabled = s >= MAX_SCALE - 0.001;
@@ -224,6 +225,8 @@
       }
     });
 
+    // The picture's width changes with the window: so does the zoom that shows the wide set.
+    if (window.ResizeObserver) new ResizeObserver(function () { apply(); }).observe(svg);
     apply();
   }
 

@@ -107,7 +107,8 @@ def test_a_deleted_or_unknown_author_is_404_and_a_merged_one_redirects(client, k
     cy = known.people["cy"]
     Author.objects.filter(pk=cy.pk).update(merged_into=known.people["bob"])
     response = client.get(explorer_url(cy.pk))
-    assert response.status_code == 301 and response["Location"] == explorer_url(known.pk("bob"))
+    # A merge can be undone: the redirect is not one browsers keep.
+    assert response.status_code == 302 and response["Location"] == explorer_url(known.pk("bob"))
 
 
 def test_the_explorer_filters_and_lists(client, known):
