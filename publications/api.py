@@ -253,6 +253,7 @@ class WorkSerializer(WebURLs):
             "url",
             "type",
             "publication_date",
+            "publication_date_precision",
             "publication_year",
             "venue",
             "journal_ref",

@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import re
 
+from publications import entry_types
+from publications.dates import PartialDate
 from publications.display import web_url
 from publications.identifiers import fold
 from publications.models import Source, Work
+from publications.personal_names import family_given, is_corporate
 from publications.tex import as_text, text_to_latex, visible_text
 from publications.text import one_line, plain_text
 
@@ -22,54 +25,6 @@ BIBTEX_CONTENT_TYPE = "application/x-bibtex; charset=utf-8"
 RIS_CONTENT_TYPE = "application/x-research-info-systems; charset=utf-8"
 CSL_CONTENT_TYPE = "application/vnd.citationstyles.csl+json; charset=utf-8"
 
-_BIBTEX_TYPES = {
-    Work.Type.ARTICLE: "article",
-    Work.Type.REVIEW: "article",
-    Work.Type.BOOK: "book",
-    Work.Type.BOOK_CHAPTER: "incollection",
-    Work.Type.DISSERTATION: "phdthesis",
-}
-_CSL_TYPES = {
-    Work.Type.ARTICLE: "article-journal",
-    Work.Type.REVIEW: "article-journal",
-    Work.Type.PREPRINT: "article",  # CSL's type for preprints and working papers
-    Work.Type.BOOK: "book",
-    Work.Type.BOOK_CHAPTER: "chapter",
-    Work.Type.DATASET: "dataset",
-    Work.Type.DISSERTATION: "thesis",
-}
-_RIS_TYPES = {
-    Work.Type.ARTICLE: "JOUR",
-    Work.Type.REVIEW: "JOUR",
-    Work.Type.PREPRINT: "UNPB",
-    Work.Type.BOOK: "BOOK",
-    Work.Type.BOOK_CHAPTER: "CHAP",
-    Work.Type.DATASET: "DATA",
-    Work.Type.DISSERTATION: "THES",
-}
-_PARTICLES = {
-    "van",
-    "von",
-    "der",
-    "den",
-    "de",
-    "del",
-    "della",
-    "di",
-    "da",
-    "du",
-    "la",
-    "le",
-    "ter",
-    "ten",
-    "bin",
-    "ibn",
-    "al",
-    "dos",
-    "das",
-    "do",
-    "zu",
-}
 # Letters that Unicode does not decompose into an ASCII letter and a mark.
 _ASCII_LETTERS = str.maketrans(
     {"æ": "ae", "ø": "o", "ß": "ss", "œ": "oe", "ł": "l", "đ": "d", "þ": "th", "ð": "d", "ı": "i"}
@@ -107,14 +62,8 @@ def from_arxiv(work: Work, field: str) -> bool:
 
 
 def is_preprint(work: Work) -> bool:
-    """A preprint, or an arXiv record that names no venue."""
-    return work.type == Work.Type.PREPRINT or (
-        work.type == Work.Type.ARTICLE and bool(work.arxiv_id) and not _venue_name(work)
-    )
-
-
-def _venue_name(work: Work) -> str:
-    return visible_text(work.venue.name) if work.venue_id and work.venue else ""
+    """A preprint, or an arXiv record that names no journal (see ``entry_types``)."""
+    return entry_types.is_preprint(work)
 
 
 def year(work: Work) -> int | None:
@@ -122,31 +71,9 @@ def year(work: Work) -> int | None:
     return work.publication_year
 
 
-def _date(work: Work):
-    """The full publication date, when the record gives one in the publication year."""
-    day = work.publication_date
-    return day if day and (year(work) is None or day.year == year(work)) else None
-
-
-def family_given(name: str) -> tuple[str, str]:
-    """Split a display name into (family, given): "Ada M. Lovelace" -> ("Lovelace", "Ada M.")."""
-    if "," in name:
-        family, given = name.split(",", 1)
-        return family.strip(), given.strip()
-    words = name.split()
-    if len(words) < 2 or is_corporate(name):
-        return name.strip(), ""
-    # Particles belong to the family name, written small or capital: "Ludwig van
-    # Beethoven", "Alistair Van Moere", "Adrian Del Maestro".
-    start = len(words) - 1
-    while start > 1 and words[start - 1].lower() in _PARTICLES:
-        start -= 1
-    return " ".join(words[start:]), " ".join(words[:start])
-
-
-def is_corporate(name: str) -> bool:
-    """A name with "and" in it names a group ("Barnes and Noble"), kept whole."""
-    return bool(re.search(r"\band\b", name, re.IGNORECASE))
+def _date(work: Work) -> PartialDate | None:
+    """The publication date as precisely as the record gives it: year, month or day."""
+    return work.published
 
 
 # BibTeX ----------------------------------------------------------------------
@@ -205,7 +132,38 @@ def _key_word(text: str) -> str:
 
 def bibtex_kind(work: Work) -> str:
     """The entry type: a preprint is ``@misc`` (with eprint fields), as arXiv exports it."""
-    return "misc" if is_preprint(work) else _BIBTEX_TYPES.get(work.type, "misc")
+    return entry_types.form(work).bibtex
+
+
+# The field that names a work's container (journal, proceedings, book) in each entry type.
+_BIBTEX_CONTAINER = {
+    "article": "journal",
+    "inproceedings": "booktitle",
+    "incollection": "booktitle",
+    "techreport": "institution",
+    "misc": "howpublished",
+}
+_BIBTEX_SERIES = ("book", "incollection", "inproceedings")
+_BIBTEX_PUBLISHED = (*_BIBTEX_SERIES, "techreport")
+
+
+def _bibtex_venue(work: Work, kind: str) -> list[tuple[str, str]]:
+    """The venue as the entry type takes it: a book has a series, never ``howpublished``."""
+    role, name = entry_types.venue_role(work), entry_types.venue_name(work)
+    fields = []
+    if role == entry_types.CONTAINER and not is_preprint(work) and kind in _BIBTEX_CONTAINER:
+        fields.append((_BIBTEX_CONTAINER[kind], tex_escape(name)))
+    elif role == entry_types.SERIES and kind in _BIBTEX_SERIES:
+        fields.append(("series", tex_escape(name)))
+    elif role == entry_types.REPOSITORY and kind == "misc" and not work.arxiv_id:
+        fields.append(("howpublished", tex_escape(name)))  # arXiv's copy is in eprint
+    if kind in _BIBTEX_PUBLISHED and role != entry_types.REPOSITORY:
+        fields.append(("publisher", tex_escape(_publisher(work))))
+    return fields
+
+
+def _publisher(work: Work) -> str:
+    return visible_text(work.venue.publisher) if entry_types.venue_name(work) else ""
 
 
 def _bibtex_fields(work: Work, *, abstract: bool = True) -> list[tuple[str, str]]:
@@ -216,14 +174,7 @@ def _bibtex_fields(work: Work, *, abstract: bool = True) -> list[tuple[str, str]
     fields = [("title", "{" + tex_escape(title_text(work)) + "}")]
     if names:
         fields.append(("author", " and ".join(_bibtex_name(n) for n in names)))
-    venue = _venue_name(work)
-    venue_field = {"article": "journal", "incollection": "booktitle"}.get(kind)
-    if venue and venue_field:
-        fields.append((venue_field, tex_escape(venue)))
-    elif venue and kind in ("book", "misc"):
-        fields.append(("howpublished", tex_escape(venue)))
-    if work.venue_id and work.venue and work.venue.publisher and kind in ("book", "incollection"):
-        fields.append(("publisher", tex_escape(work.venue.publisher)))
+    fields += _bibtex_venue(work, kind)
     fields += [
         ("volume", tex_escape(visible_text(work.volume))),
         ("number", tex_escape(visible_text(work.issue))),
@@ -231,7 +182,7 @@ def _bibtex_fields(work: Work, *, abstract: bool = True) -> list[tuple[str, str]
     ]
     if year(work):
         fields.append(("year", str(year(work))))
-    if day := _date(work):
+    if (day := _date(work)) and day.month:
         fields.append(("month", MONTH_MACROS[day.month - 1]))
     if work.doi:
         fields.append(("doi", verbatim(work.doi)))
@@ -273,24 +224,38 @@ def ris_value(value: str) -> str:
 
 
 def _ris_date(work: Work) -> str:
-    if day := _date(work):
-        return day.strftime("%Y/%m/%d/")
-    return f"{year(work)}///" if year(work) else ""
+    """``2023/03/04/``, ``2023/03//`` or ``2023///``: the parts the record gives."""
+    if not (day := _date(work)):
+        return ""
+    month = f"{day.month:02d}" if day.month else ""
+    return f"{day.year}/{month}/{f'{day.day:02d}' if day.day else ''}/"
 
 
 def ris_type(work: Work) -> str:
     """The RIS type: UNPB (unpublished work) for a preprint, never JOUR without a journal."""
-    return "UNPB" if is_preprint(work) else _RIS_TYPES.get(work.type, "GEN")
+    return entry_types.form(work).ris
+
+
+def _ris_venue(work: Work) -> list[tuple[str, str]]:
+    """T2 the container, T3 the series, DB the repository; PB the publisher of the first two."""
+    role, name = entry_types.venue_role(work), entry_types.venue_name(work)
+    lines = []
+    if role == entry_types.CONTAINER and not is_preprint(work):
+        lines.append(("T2", name))
+    elif role == entry_types.SERIES:
+        lines.append(("T3", name))
+    if role in (entry_types.CONTAINER, entry_types.SERIES, entry_types.PLATFORM):
+        lines.append(("PB", _publisher(work)))
+    if repository := entry_types.repository_name(work):
+        lines.append(("DB", repository))
+    return lines
 
 
 def _ris_lines(work: Work, *, abstract: bool = True) -> list[tuple[str, str]]:
     lines = [("TY", ris_type(work))]
     lines += [("AU", ", ".join(p for p in family_given(n) if p)) for n in author_names(work)]
     lines.append(("TI", title_text(work)))
-    if venue := _venue_name(work):
-        lines.append(("T2", venue))
-        if work.venue.publisher:
-            lines.append(("PB", work.venue.publisher))
+    lines += _ris_venue(work)
     lines += [
         ("VL", work.volume),
         ("IS", work.issue),
@@ -332,7 +297,22 @@ def to_ris(work: Work, *, abstract: bool = True) -> str:
 
 
 def csl_type(work: Work) -> str:
-    return "article" if is_preprint(work) else _CSL_TYPES.get(work.type, "document")
+    return entry_types.form(work).csl
+
+
+def _csl_venue(work: Work) -> dict:
+    """A preprint's repository is its publisher, never its container ("In arXiv")."""
+    role, name = entry_types.venue_role(work), entry_types.venue_name(work)
+    item = {}
+    if role == entry_types.CONTAINER and not is_preprint(work):
+        item["container-title"] = name
+    elif role == entry_types.SERIES:
+        item["collection-title"] = name
+    if role in (entry_types.CONTAINER, entry_types.SERIES, entry_types.PLATFORM):
+        item["publisher"] = _publisher(work)
+    if repository := entry_types.repository_name(work):
+        item["publisher"] = repository
+    return item
 
 
 def _csl_name(name: str) -> dict:
@@ -351,24 +331,17 @@ def to_csl(work: Work, key: str | None = None, *, abstract: bool = True) -> dict
     }
     if names := author_names(work):
         item["author"] = [_csl_name(n) for n in names]
-    if year(work):
-        day = _date(work)
-        parts = [day.year, day.month, day.day] if day else [year(work)]
-        item["issued"] = {"date-parts": [parts]}
-    if venue := _venue_name(work):
-        item["container-title"] = venue
-        if work.venue.publisher:
-            item["publisher"] = visible_text(work.venue.publisher)
+    if day := _date(work):
+        item["issued"] = {"date-parts": [day.parts()]}
+    item.update(_csl_venue(work))
     item["volume"] = visible_text(work.volume)
     item["issue"] = visible_text(work.issue)
     item["page"] = pages(work, "-")
     if work.doi:
         item["DOI"] = visible_text(work.doi)
     if work.arxiv_id:
-        # As Zotero writes an arXiv preprint: the id in "number", arXiv as the archive.
+        # As Zotero writes an arXiv preprint: the id in "number" (arXiv, its publisher, once).
         item["number"] = f"arXiv:{visible_text(work.arxiv_id)}"
-        item["archive"] = "arXiv"
-        item.setdefault("publisher", "arXiv")
     if url := _url(work):
         item["URL"] = visible_text(url)
     if abstract and work.abstract:

@@ -21,12 +21,17 @@ class SourceError(Exception):
     ``body`` keeps what it sent (JSON error, HTML page, error feed) so the
     problem can be quarantined with it. ``resume_at``, when set, is the position
     a run saves once the problem is recorded (it goes on after it).
+    ``external_id`` names the one record the error is about, if it is about one
+    (an id that was asked for and not returned).
     """
 
-    def __init__(self, message: str, *, status: int | None = None, body: str = ""):
+    def __init__(
+        self, message: str, *, status: int | None = None, body: str = "", external_id: str = ""
+    ):
         super().__init__(message)
         self.status = status
         self.body = body
+        self.external_id = external_id
         self.resume_at = None
 
 
@@ -98,7 +103,11 @@ class WorkRecord:
     type: str = "article"  # a publications.models.Work.Type value
     language: str = ""
     publication_date: date | None = None
+    # How much of publication_date the source gives: "year", "month" or "day" (publications.dates).
+    date_precision: str = "day"
     publication_year: int | None = None
+    # The year of the version of record that arXiv's journal reference names, if any.
+    journal_year: int | None = None
     created_date: date | None = None
     updated_at: datetime | None = None
     doi: str | None = None

@@ -21,6 +21,7 @@ from django.db.models.functions import RowNumber
 from django.shortcuts import get_object_or_404
 
 from publications import byline_reads
+from publications.dates import PartialDate
 from publications.models import Author, Authorship, Grant, Source, Topic, Work, WorkSimilarity
 
 
@@ -144,7 +145,7 @@ class WorkPage:
     funding: list[Funding]
     similar: list[WorkSimilarity]
     sources: dict[str, str]  # field name -> label of the source that set it
-    dates: list[tuple[str, date, str]] = field(default_factory=list)  # label, day, source
+    dates: list[tuple[str, PartialDate, str]] = field(default_factory=list)  # label, day, source
     provenance: list[tuple[str, str]] = field(default_factory=list)  # fact, source label
     embargo_active: bool = False
     bylines_left_out: int = 0  # names between the shown ones and the last (a long byline)
@@ -286,19 +287,28 @@ def _funding(work: Work) -> tuple[list[Funding], int]:
     return lines, left_out
 
 
-def _dates(work: Work, sources: dict[str, str]) -> list[tuple[str, date, str]]:
+def _dates(work: Work, sources: dict[str, str]) -> list[tuple[str, PartialDate, str]]:
+    """Published (as precisely as its source gives it), then created, then updated.
+
+    Created and updated are a pair from one source: an update another source
+    dates, or one earlier than the creation, is not shown beside it.
+    """
     found = []
-    if work.publication_date:
-        found.append(("Published", work.publication_date, sources.get("publication_date", "")))
-    if work.source_created_date:
-        found.append(("Created", work.source_created_date, sources.get("source_created_date", "")))
-    elif work.publication_date and work.provenance.get("publication_date") == Source.ARXIV:
+    if published := work.published:
+        found.append(("Published", published, sources.get("publication_date", "")))
+    created, created_from = work.source_created_date, sources.get("source_created_date", "")
+    if not created and work.arxiv_created:
         # arXiv's publication date is the day the first version was submitted: its "created".
-        found.append(("Created", work.publication_date, Source.ARXIV.label))
-    if work.source_updated_at:
-        found.append(
-            ("Updated", work.source_updated_at.date(), sources.get("source_updated_at", ""))
-        )
+        created, created_from = work.arxiv_created, Source.ARXIV.label
+    if created:
+        found.append(("Created", PartialDate.of(created, None), created_from))
+    updated = work.source_updated_at.date() if work.source_updated_at else None
+    updated_from = sources.get("source_updated_at", "")
+    if updated and created:
+        other_source = created_from and updated_from and updated_from != created_from
+        updated = None if other_source or updated <= created else updated
+    if updated:
+        found.append(("Updated", PartialDate.of(updated, None), updated_from))
     return found
 
 

@@ -88,13 +88,16 @@ def source_error_problem(run: ImportRun, error: SourceError) -> ImportProblem:
     problem = ImportProblem(
         run=run,
         source=run.source if run.source in {Source.OPENALEX, Source.ARXIV} else Source.OPENALEX,
+        external_id=quarantine.safe_id(error.external_id),
         raw_payload=raw,
         error=quarantine.with_note(f"{error}{status}", note, raw),
     )
     # A line of a recorded file that cannot be read is known by what it holds, wherever
     # it stood; an error answer (or a file that cannot be read at all) by its error too.
     by_error = "" if error.status is None and raw else problem.error
-    problem.fingerprint = quarantine.fingerprint(problem.source, "", None, raw, error=by_error)
+    problem.fingerprint = quarantine.fingerprint(
+        problem.source, problem.external_id, None, raw, error=by_error
+    )
     return problem
 
 

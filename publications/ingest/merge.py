@@ -10,12 +10,19 @@ a fact came from.
 
 The date follows one rule (``apply_dates``): the version of record's date when
 there is one, else the first version's; the year is always that date's year.
+A date keeps the precision its source gives (docs/DATES.md); arXiv's journal
+reference, when it names a year, dates the version of record to that year.
+
+arXiv's created and updated dates (the first version's submission and the last
+version's) are trusted over OpenAlex's, which date its record rather than the
+work: the two dates a work page shows then come from one source.
 """
 
 from __future__ import annotations
 
 from datetime import date
 
+from publications.dates import YEAR, PartialDate
 from publications.identifiers import normalize_title, surname
 from publications.ingest.rows import build
 from publications.models import Work
@@ -62,7 +69,6 @@ TRUSTED = {
         "language",
         "publication_date",
         "publication_year",
-        "source_created_date",
         "doi",
         "openalex_id",
         "pmid",
@@ -81,7 +87,15 @@ TRUSTED = {
         "first_page",
         "last_page",
     },
-    "arxiv": {"abstract", "arxiv_id", "arxiv_primary_category", "comments", "journal_ref"},
+    "arxiv": {
+        "abstract",
+        "arxiv_id",
+        "arxiv_primary_category",
+        "comments",
+        "journal_ref",
+        "source_created_date",
+        "source_updated_at",
+    },
 }
 
 ARXIV_DOI_PREFIX = "10.48550/arxiv."
@@ -121,6 +135,20 @@ def _may_set(work: Work, field: str, source: str, new, version: str = "") -> boo
     return work.provenance.get(field) == source
 
 
+def _gives_the_default(work: Work, field: str, new) -> bool:
+    """A source gives a defaulted field the value it holds by default (an article's type).
+
+    Unrecorded, the value would still count as blank, and another source could
+    replace it: a preprint arriving after its published version would retype it.
+    """
+    return (
+        field in _DEFAULTED
+        and field not in work.provenance
+        and not _empty(new)
+        and getattr(work, field) == new
+    )
+
+
 def apply_record(work: Work, record: WorkRecord) -> bool:
     """Copy the record's values onto ``work`` as the rules above allow; True if anything changed.
 
@@ -138,6 +166,9 @@ def apply_record(work: Work, record: WorkRecord) -> bool:
         if _may_set(work, field, record.source, new, version):
             setattr(work, field, new)
             work.provenance[field] = record.source
+            changed = True
+        elif _gives_the_default(work, field, new):
+            work.provenance[field] = record.source  # now a value a source gave, not a blank
             changed = True
     changed = _follow_count(work, record) or changed
     changed = note_dropped(work, record) or changed
@@ -159,9 +190,12 @@ VERSION_OF_RECORD, FIRST_VERSION = "record", "first"
 def date_version(record: WorkRecord) -> str:
     """Whether ``record`` dates the version of record or a first (preprint) version.
 
-    arXiv dates a work's first version (v1). OpenAlex dates the version of record
-    unless its record is the preprint itself (type preprint, or an arXiv DOI).
+    arXiv dates a work's first version (v1), or the version of record when its
+    journal reference names a year. OpenAlex dates the version of record unless
+    its record is the preprint itself (type preprint, or an arXiv DOI).
     """
+    if record.journal_year:
+        return VERSION_OF_RECORD
     if record.source != "openalex" or record.type == "preprint":
         return FIRST_VERSION
     if record.doi and record.doi.startswith(ARXIV_DOI_PREFIX):
@@ -170,52 +204,69 @@ def date_version(record: WorkRecord) -> str:
 
 
 def apply_dates(work: Work, record: WorkRecord) -> bool:
-    """Set the work's date and year by the one date rule; True if they changed.
+    """Set the work's date, its precision and its year by the one date rule; True if changed.
 
     The version of record's date wins over any first version's; among first
     versions the earliest wins (a source may still correct its own). The year is
     the date's year whenever there is a date, so lists, pages, exports, feeds,
-    metrics and the API, which all read these two fields, never disagree.
+    metrics and the API, which all read these fields, never disagree.
     """
-    new_date, new_year = record.publication_date, record.publication_year
-    if new_date is not None:
-        new_year = new_date.year
+    new = _dated(record)
+    new_year = new[1]
     if new_year is None or work.provenance.get("publication_date") == "staff":
         return False
     version = date_version(record)
-    if not _date_wins(work, record.source, version, new_date, new_year):
+    if not _date_wins(work, record.source, version, new):
         return False
-    if (work.publication_date, work.publication_year) == (new_date, new_year):
+    if (work.publication_date, work.publication_year, work.publication_date_precision) == new:
         return _note_date(work, record.source, version)
-    work.publication_date, work.publication_year = new_date, new_year
+    work.publication_date, work.publication_year, work.publication_date_precision = new
     _note_date(work, record.source, version)
     return True
 
 
-def _date_wins(work: Work, source: str, version: str, new_date, new_year: int) -> bool:
+def _dated(record: WorkRecord) -> tuple[date | None, int | None, str]:
+    """(date, year, precision) as ``record`` dates the work; a year alone has no date."""
+    if record.journal_year:
+        return date(record.journal_year, 1, 1), record.journal_year, YEAR
+    if record.publication_date is not None:
+        return record.publication_date, record.publication_date.year, record.date_precision
+    return None, record.publication_year, YEAR
+
+
+def _date_wins(work: Work, source: str, version: str, new: tuple) -> bool:
     if work.publication_year is None and work.publication_date is None:
         return True
     current = work.provenance.get(DATE_VERSION)
-    if current is None and work.provenance.get("publication_date") == "openalex":
+    holder = work.provenance.get("publication_date")
+    if current is None and holder == "openalex":
         current = VERSION_OF_RECORD if work.type != "preprint" else FIRST_VERSION
     if version != (current or FIRST_VERSION):
         return version == VERSION_OF_RECORD
-    if work.provenance.get("publication_date") == source:
+    if holder == source:
         return True  # a source corrects its own date
     if version == VERSION_OF_RECORD:
-        return False  # two versions of record: the first one kept stays
-    return _earlier(new_date, new_year, work.publication_date, work.publication_year)
+        # Two versions of record: the first one kept stays, but OpenAlex, which dates the
+        # version of record itself, replaces the bare year of arXiv's journal reference.
+        return source == "openalex" and holder == "arxiv"
+    old = (work.publication_date, work.publication_year, work.publication_date_precision)
+    return _earlier(new, old)
 
 
-def _earlier(new_date: date | None, new_year: int, old_date: date | None, old_year) -> bool:
-    """A first version is the earliest one; a date beats a bare year of the same year."""
-    if old_year is None or new_year < old_year:
+def _earlier(new: tuple, old: tuple) -> bool:
+    """A first version is the earliest one, compared as far as both dates go.
+
+    Within the same year (or month) the more precise date wins: a day beats the
+    bare year or month it falls in, which may only stand for it.
+    """
+    new_parts, old_parts = PartialDate.of(*new), PartialDate.of(*old)
+    if old_parts is None:
         return True
-    if new_year > old_year:
-        return False
-    if new_date is None:
-        return False
-    return old_date is None or new_date < old_date
+    new_parts, old_parts = new_parts.parts(), old_parts.parts()
+    depth = min(len(new_parts), len(old_parts))
+    if new_parts[:depth] != old_parts[:depth]:
+        return new_parts[:depth] < old_parts[:depth]
+    return len(new_parts) > len(old_parts)
 
 
 def _note_date(work: Work, source: str, version: str) -> bool:
@@ -297,4 +348,11 @@ def new_work(record: WorkRecord) -> Work:
     return work
 
 
-UPDATE_FIELDS = [*FIELDS, "normalized_title", "first_author_surname", "venue", "provenance"]
+UPDATE_FIELDS = [
+    *FIELDS,
+    "publication_date_precision",
+    "normalized_title",
+    "first_author_surname",
+    "venue",
+    "provenance",
+]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import date
+
 from django.contrib.postgres.search import SearchVectorField
 from django.db import models
 from django.db.models import Q
@@ -9,6 +11,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.text import slugify
 
+from publications import dates
 from publications import text as bounds
 from publications.fields import JSONField
 from publications.models.authors import Author
@@ -23,6 +26,12 @@ class WorkQuerySet(models.QuerySet):
 
 class Work(TimeStamped):
     class Type(models.TextChoices):
+        """OpenAlex's vocabulary of work types, every word of it (arXiv's are preprints).
+
+        How each is exported, the nearest type each format has, is in
+        ``publications.entry_types``.
+        """
+
         ARTICLE = "article", "Article"
         PREPRINT = "preprint", "Preprint"
         BOOK = "book", "Book"
@@ -30,7 +39,25 @@ class Work(TimeStamped):
         DATASET = "dataset", "Dataset"
         DISSERTATION = "dissertation", "Dissertation"
         REVIEW = "review", "Review"
+        BOOK_REVIEW = "book-review", "Book review"
+        EDITORIAL = "editorial", "Editorial"
+        ERRATUM = "erratum", "Erratum"
+        GRANT = "grant", "Grant"
+        LETTER = "letter", "Letter"
+        LIBGUIDES = "libguides", "Library guide"
+        PARATEXT = "paratext", "Paratext"
+        PEER_REVIEW = "peer-review", "Peer review"
+        REFERENCE_ENTRY = "reference-entry", "Reference entry"
+        REPORT = "report", "Report"
+        RETRACTION = "retraction", "Retraction"
+        STANDARD = "standard", "Standard"
+        SUPPLEMENTARY_MATERIALS = "supplementary-materials", "Supplementary materials"
         OTHER = "other", "Other"
+
+    class DatePrecision(models.TextChoices):
+        YEAR = dates.YEAR, "Year"
+        MONTH = dates.MONTH, "Month"
+        DAY = dates.DAY, "Day"
 
     # Bounded at import (publications.text) and by a CHECK constraint (migration 0012).
     title = models.TextField(blank=True, max_length=bounds.TITLE_MAX)
@@ -39,7 +66,16 @@ class Work(TimeStamped):
     abstract = models.TextField(blank=True, max_length=bounds.ABSTRACT_MAX)
     type = models.CharField(max_length=32, choices=Type.choices, default=Type.ARTICLE)
     language = models.CharField(max_length=16, blank=True)
+    # The first day of what the source knows, with how much it knows (docs/DATES.md):
+    # read it through ``published``, never as a whole date.
     publication_date = models.DateField(null=True, blank=True)
+    publication_date_precision = models.CharField(
+        max_length=5,
+        choices=DatePrecision.choices,
+        default=DatePrecision.DAY,
+        db_default=DatePrecision.DAY,
+        help_text="How much of the publication date the source gives: its year, month or day.",
+    )
     publication_year = models.PositiveIntegerField(null=True, blank=True, db_index=True)
     source_created_date = models.DateField(null=True, blank=True)
     source_updated_at = models.DateTimeField(null=True, blank=True)
@@ -141,6 +177,25 @@ class Work(TimeStamped):
                 taken.add(unlinked.position)
                 entries.append(unlinked)
         return sorted(entries, key=lambda entry: entry.position)
+
+    @property
+    def published(self) -> dates.PartialDate | None:
+        """The publication date as precisely as its source gives it (a year, a month or a day)."""
+        return dates.PartialDate.of(
+            self.publication_date, self.publication_year, self.publication_date_precision
+        )
+
+    @property
+    def arxiv_created(self) -> date | None:
+        """The day arXiv's first version was submitted, when the work holds arXiv's dates."""
+        if self.provenance.get("source_created_date") == Source.ARXIV:
+            return self.source_created_date
+        # Rows written before arXiv's created date was kept: their date is v1's, unless a
+        # journal reference dated the version of record.
+        provenance = self.provenance
+        if provenance.get("publication_date") == Source.ARXIV:
+            return None if provenance.get("date_version") == "record" else self.publication_date
+        return None
 
     @property
     def byline_length(self) -> int:

@@ -13,6 +13,7 @@ from django.db.models import Q
 from scipy import sparse
 from sklearn.feature_extraction.text import TfidfVectorizer
 
+from publications.dates import PartialDate
 from publications.models import Authorship, Citation, Topic, Work, WorkTopic
 from publications.text import plain_text
 
@@ -78,12 +79,13 @@ class Corpus:
 _FAR_FUTURE = date.max.toordinal()
 
 
-def _days(published: date | None, year: int | None) -> tuple[int, int]:
-    if published:
-        return published.toordinal(), published.toordinal()
-    if year:
-        return date(year, 1, 1).toordinal(), date(year, 12, 31).toordinal()
-    return -1, _FAR_FUTURE
+def _days(published: date | None, year: int | None, precision: str) -> tuple[int, int]:
+    """The first and last day the work may have appeared: its day, month or year."""
+    found = PartialDate.of(published, None if published else year, precision)
+    if found is None:
+        return -1, _FAR_FUTURE
+    first, last = found.span()
+    return first.toordinal(), last.toordinal()
 
 
 def _incidence(pairs: Iterable[tuple[int, int]], ids: np.ndarray):
@@ -143,12 +145,15 @@ class _WorkFacts:
                 "abstract",
                 "publication_date",
                 "publication_year",
+                "publication_date_precision",
                 "prior_similarity",
             )
         )
-        for pk, title, abstract, published, year, prior in rows.iterator(chunk_size=2000):
+        for pk, title, abstract, published, year, precision, prior in rows.iterator(
+            chunk_size=2000
+        ):
             self.ids.append(pk)
-            start, end = _days(published, year)
+            start, end = _days(published, year, precision)
             self.starts.append(start)
             self.ends.append(end)
             self.abstracts.append(bool(abstract and abstract.strip()))

@@ -59,20 +59,27 @@ def openalex_work(number: int, title: str, **fields) -> dict:
 
 
 def arxiv_entry(arxiv_id: str, title: str, published: str, **fields: str) -> str:
-    """One Atom entry; ``fields``: summary, comment, authors (comma-separated)."""
+    """One Atom entry; ``fields``: summary, comment, authors (comma-separated),
+    journal_ref, updated (a date), categories (space-separated, the primary first)."""
     authors = "".join(
         f"<author><name>{escape(name.strip())}</name></author>"
         for name in fields.get("authors", "Ada Lovelace").split(",")
     )
-    comment = fields.get("comment")
+    comment, journal_ref = fields.get("comment"), fields.get("journal_ref")
+    updated = fields.get("updated", published)
+    categories = fields.get("categories", "cs.LG").split()
+    scheme = 'scheme="http://arxiv.org/schemas/atom"'
     return (
         f"<entry><id>http://arxiv.org/abs/{arxiv_id}v1</id>"
         f"<title>{escape(title)}</title>"
-        f"<updated>{published}T00:00:00Z</updated><published>{published}T00:00:00Z</published>"
+        f"<updated>{updated}T00:00:00Z</updated><published>{published}T00:00:00Z</published>"
         f'<link href="https://arxiv.org/abs/{arxiv_id}v1" rel="alternate" type="text/html"/>'
         f"<summary>{escape(fields.get('summary', 'We study things.'))}</summary>"
         + (f"<arxiv:comment>{escape(comment)}</arxiv:comment>" if comment else "")
-        + f'<arxiv:primary_category term="cs.LG"/><category term="cs.LG"/>{authors}</entry>'
+        + (f"<arxiv:journal_ref>{escape(journal_ref)}</arxiv:journal_ref>" if journal_ref else "")
+        + f'<arxiv:primary_category term="{escape(categories[0])}" {scheme}/>'
+        + "".join(f'<category term="{escape(code)}" {scheme}/>' for code in categories)
+        + f"{authors}</entry>"
     )
 
 

@@ -407,11 +407,13 @@ def test_resuming_with_cursor_skips_what_was_yielded(real_fixtures, fast, monkey
 
 
 @responses.activate
-def test_empty_result_is_one_last_page(real_fixtures, fast):
+def test_empty_result_is_one_last_page_and_the_id_asked_for_is_missing(real_fixtures, fast):
     data = feed_bytes(real_fixtures, "query__id_list-0000.0000__empty__2026-04.atom.xml")
     responses.get(API, body=data)
-    (page,) = list(fetching.pages("ids", {"ids": ["0000.0000"]}))
+    page, missing = list(fetching.pages("ids", {"ids": ["0000.0000"]}))
     assert (page.payloads, page.next_cursor, page.total) == ([], None, 0)
+    assert isinstance(missing, SourceError) and missing.external_id == "0000.0000"
+    assert str(missing) == "arXiv returned no record for the id 0000.0000 that was asked for"
 
 
 @responses.activate

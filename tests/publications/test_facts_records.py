@@ -52,6 +52,20 @@ def test_the_published_version_gives_its_type_to_an_arxiv_work(tmp_path):
     assert Work.objects.get(pk=work.pk).type == Work.Type.ARTICLE
 
 
+def test_a_preprint_arriving_after_its_published_version_keeps_the_published_type(tmp_path):
+    published = openalex_work(
+        3,
+        "First in a journal",
+        type="article",  # the value a new work's type holds by default
+        doi="https://doi.org/10.1000/journal.3",
+        locations=[{"landing_page_url": "https://arxiv.org/abs/2401.00003"}],
+    )
+    import_openalex(tmp_path, published)
+    import_arxiv(tmp_path, arxiv_entry("2401.00003", "First in a journal", "2024-01-02"))
+    work = Work.objects.get(arxiv_id="2401.00003")
+    assert (work.type, work.provenance["type"]) == (Work.Type.ARTICLE, "openalex")
+
+
 # One date rule ------------------------------------------------------------------------
 
 PREPRINT_RECORD = {

@@ -251,7 +251,8 @@ def test_sparse_work_keeps_unknowns_unknown():
         ("proceedings-article", "article"),
         ("book-chapter", "book-chapter"),
         ("dissertation", "dissertation"),
-        ("paratext", "other"),
+        ("paratext", "paratext"),
+        ("letter", "letter"),
         (None, "other"),
     ],
 )

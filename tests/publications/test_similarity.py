@@ -171,6 +171,20 @@ def test_a_year_only_work_is_earlier_only_than_works_of_later_years():
     assert prior[later.pk] == pytest.approx(1.0, abs=1e-3)
 
 
+def test_a_date_that_names_only_its_year_or_month_spans_all_of_it():
+    snow = {"title": TEXTS["snow"][0], "abstract": TEXTS["snow"][1], "publication_year": 2020}
+    year = WorkFactory(**snow, publication_date=date(2020, 1, 1), publication_date_precision="year")
+    month = WorkFactory(
+        **snow, publication_date=date(2020, 12, 1), publication_date_precision="month"
+    )
+    late_december = WorkFactory(**snow, publication_date=date(2020, 12, 31))
+    similarity.similarities_compute_all()
+    prior = dict(Work.objects.values_list("pk", "prior_similarity"))
+    assert prior[year.pk] == 0.0
+    assert prior[month.pk] == 0.0  # "2020" may be December too
+    assert prior[late_december.pk] == 0.0  # "December 2020" may be its 31st
+
+
 def test_novelty_is_the_share_of_works_below_the_threshold(corpus):
     works, people = corpus
     similarity.similarities_compute_all()

@@ -10,6 +10,7 @@ import arxiv
 import requests
 from requests.adapters import HTTPAdapter
 
+from publications.identifiers import normalize_arxiv_id
 from publications.records import Page, SourceError
 from publications.sources.arxiv.feed import (
     OPENSEARCH,
@@ -72,18 +73,25 @@ def _required(parameters: dict, key: str) -> str:
     return value
 
 
-def pages(kind: str, parameters: dict, cursor: object = None) -> Iterator[Page]:
+def pages(kind: str, parameters: dict, cursor: object = None) -> Iterator[Page | SourceError]:
     """Yield pages of payloads; ``cursor`` is how many entries earlier pages already gave.
 
     Each page's ``next_cursor`` is the offset to resume from, or None on the last page.
+    An "ids" import read from its start ends with a SourceError for each id that
+    was asked for and that arXiv did not return (arXiv leaves out an id it does
+    not hold without a word), so the run records a problem naming it.
     """
     offset = _offset(cursor)
     search = build_search(kind, parameters)
     fetcher = client()
     exchange = _instrument(fetcher)
     results = fetcher.results(search, offset=offset)
+    # Resumed past its start, a run cannot know the ids the pages before gave.
+    asked = search.id_list if kind == "ids" and offset == 0 else []
+    returned: set[str] = set()
     while True:
         payloads = [result_to_payload(result) for result in _take(results, exchange)]
+        returned.update(payload["arxiv_id"] for payload in payloads)
         offset += len(payloads)
         total = exchange.total
         done = len(payloads) < PAGE_SIZE or (total is not None and offset >= total)
@@ -91,7 +99,18 @@ def pages(kind: str, parameters: dict, cursor: object = None) -> Iterator[Page]:
             entity=SOURCE, payloads=payloads, next_cursor=None if done else offset, total=total
         )
         if done:
+            yield from missing_ids(asked, returned)
             return
+
+
+def missing_ids(asked: list[str], returned: set[str]) -> Iterator[SourceError]:
+    """A SourceError for each id of ``asked`` none of the ``returned`` arXiv ids answers."""
+    for ident in dict.fromkeys(asked):
+        if (normalize_arxiv_id(ident) or ident) not in returned:
+            yield SourceError(
+                f"arXiv returned no record for the id {ident} that was asked for",
+                external_id=ident,
+            )
 
 
 def _offset(cursor: object) -> int:

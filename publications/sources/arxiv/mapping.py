@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
+from datetime import date
 
+from publications.dates import DAY
 from publications.identifiers import normalize_arxiv_id, normalize_doi
 from publications.records import AuthorRef, MappingError, TopicRef, WorkRecord
 from publications.sources.arxiv.categories import CATEGORY_NAMES
@@ -44,11 +46,8 @@ def map_entry(payload: dict) -> WorkRecord:
     comments = clean_line(payload.get("comment"), COMMENTS_MAX)
     links = [link for link in payload.get("links") or [] if isinstance(link, dict)]
     dropped: dict[str, str] = {}
-    primary = _category(payload.get("primary_category"))
-    categories = payload.get("categories") or []
-    # arXiv lists the primary category first; use that if the primary element is missing.
-    categories = [c for c in map(_category, categories) if c]
-    primary = primary or (categories[0] if categories else "")
+    primary, categories = _categories(payload, dropped)
+    journal_ref = clean_line(payload.get("journal_ref"), PLACE_MAX)
     return WorkRecord(
         source=SOURCE,
         external_id=arxiv_id,
@@ -56,11 +55,16 @@ def map_entry(payload: dict) -> WorkRecord:
         title=title,
         abstract=abstract,
         type=WORK_TYPE,
+        # The first version's submission: the work's date unless a version of record
+        # dates it (journal_year), and arXiv's "created" either way.
         publication_date=published.date() if published else None,
+        date_precision=DAY,
         publication_year=published.year if published else None,
+        created_date=published.date() if published else None,
         updated_at=parse_datetime(payload.get("updated")),
+        journal_year=journal_year(journal_ref),
         doi=normalize_doi(payload.get("doi")),
-        journal_ref=clean_line(payload.get("journal_ref"), PLACE_MAX),
+        journal_ref=journal_ref,
         arxiv_primary_category=primary,
         comments=comments,
         code_url=extract_code_url(comments) or extract_code_url(abstract),
@@ -138,6 +142,61 @@ def _authors(authors: list[dict]) -> list[AuthorRef]:
 def _category(value: object) -> str:
     """A category code as a topic key can hold it (codes are a few ASCII characters)."""
     return clean_line(value, 32)
+
+
+# arXiv's taxonomy: an archive ("hep-th", "astro-ph"), or one with its subject class
+# ("cs.LG", "cond-mat.str-el"). Feeds list MSC ("53C", "05E10") and ACM ("F.2.2") classes
+# among the categories too; those are the authors' classes, not arXiv's categories.
+_ARXIV_CATEGORY = re.compile(r"^[a-z]+(?:-[a-z]+)*(?:\.[A-Za-z]+(?:-[a-z]+)*)?$")
+_MSC_CLASS = re.compile(r"^\d\d(?:[A-Z-](?:\d\d|xx)?|xx)?$")
+_ACM_CLASS = re.compile(r"^[A-K]\.(?:\d+|m)(?:\.(?:\d+|m))?$")
+
+
+def _categories(payload: dict, dropped: dict[str, str]) -> tuple[str, list[str]]:
+    """The primary category and all of arXiv's categories; other classes noted as dropped."""
+    given = [code for code in map(_category, payload.get("categories") or []) if code]
+    categories = [code for code in given if is_arxiv_category(code)]
+    # arXiv lists the primary category first; use that if the primary element is missing.
+    primary = _category(payload.get("primary_category"))
+    if not is_arxiv_category(primary):
+        primary = categories[0] if categories else ""
+    if others := [code for code in given if not is_arxiv_category(code)]:
+        dropped["categories"] = _classes_note(others)
+    return primary, categories
+
+
+def is_arxiv_category(code: str) -> bool:
+    return code in CATEGORY_NAMES or bool(_ARXIV_CATEGORY.match(code))
+
+
+def _classes_note(codes: list[str]) -> str:
+    msc = [code for code in codes if _MSC_CLASS.match(code)]
+    acm = [code for code in codes if _ACM_CLASS.match(code)]
+    other = [code for code in codes if code not in msc and code not in acm]
+    kinds = [("MSC classes", msc), ("ACM classes", acm), ("other codes", other)]
+    named = "; ".join(f"{kind} {', '.join(found)}" for kind, found in kinds if found)
+    return f"not arXiv categories, so not kept as topics: {named}"
+
+
+# A year in a journal reference: four digits standing alone, not part of a page range.
+_YEAR = re.compile(r"(?<![\w-])(1[89]\d\d|20\d\d)(?![\w-])")
+_YEAR_IN_PARENTHESES = re.compile(r"\(\s*(?:[A-Za-z]+\.?\s+)?(1[89]\d\d|20\d\d)\s*\)")
+
+
+def journal_year(journal_ref: str) -> int | None:
+    """The year the version of record was published, as the journal reference names it.
+
+    "Phys. Rev. B 85, 115117 (2012)", "Astrophys.J.517:565-586,1999", "ICSTW 2023, pp.
+    66-69": a year in parentheses first, else the last year standing alone. Numbers
+    joined to others by a hyphen are pages ("1995-2001"), never a year.
+    """
+    latest = date.today().year + 1
+    for pattern in (_YEAR_IN_PARENTHESES, _YEAR):
+        years = [int(found) for found in pattern.findall(journal_ref or "")]
+        years = [year for year in years if year <= latest]
+        if years:
+            return years[-1]
+    return None
 
 
 def _strings(value: object) -> list[str]:

@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterator
 from urllib.parse import urlsplit
 
+from publications.dates import DAY, openalex_precision
 from publications.identifiers import (
     arxiv_id_from_doi,
     fold,
@@ -62,25 +63,46 @@ from publications.text import (
 REFERENCES_MAX = 10_000  # the longest reference lists at OpenAlex hold a few thousand
 
 
-# Work.Type values; OpenAlex types first, then the Crossref types of older records.
-WORK_TYPES = {
-    "article": "article",
+# OpenAlex's work types, kept as they are (publications.models.Work.Type).
+OPENALEX_TYPES = frozenset(
+    {
+        "article",
+        "book",
+        "book-chapter",
+        "book-review",
+        "dataset",
+        "dissertation",
+        "editorial",
+        "erratum",
+        "grant",
+        "letter",
+        "libguides",
+        "other",
+        "paratext",
+        "peer-review",
+        "preprint",
+        "reference-entry",
+        "report",
+        "retraction",
+        "review",
+        "standard",
+        "supplementary-materials",
+    }
+)
+# The Crossref words older records use for a type, as the OpenAlex type they mean.
+CROSSREF_TYPES = {
     "journal-article": "article",
     "proceedings-article": "article",
-    "letter": "article",
-    "preprint": "preprint",
     "posted-content": "preprint",
-    "book": "book",
     "monograph": "book",
     "edited-book": "book",
     "reference-book": "book",
-    "book-chapter": "book-chapter",
+    "book-set": "book",
     "book-section": "book-chapter",
     "book-part": "book-chapter",
-    "reference-entry": "book-chapter",
-    "dataset": "dataset",
-    "dissertation": "dissertation",
-    "review": "review",
+    "report-series": "report",
+    "report-component": "report",
+    "database": "dataset",
 }
 
 
@@ -145,6 +167,7 @@ def _work_record(payload: dict, work_id: str, title: str) -> WorkRecord:
         type=work_type(payload.get("type")),
         language=as_language(payload.get("language")),
         publication_date=published,
+        date_precision=openalex_precision(published) if published else DAY,
         publication_year=as_int(payload.get("publication_year")) or (published and published.year),
         created_date=as_date(payload.get("created_date")),
         updated_at=as_datetime(payload.get("updated_date") or payload.get("updated")),
@@ -212,7 +235,11 @@ def _code_url(payload: dict, abstract: str) -> str:
 
 
 def work_type(value: object) -> str:
-    return WORK_TYPES.get(as_text(value).lower(), "other")
+    """OpenAlex's type as given; a Crossref word as the OpenAlex type it means; else "other"."""
+    given = as_text(value).lower()
+    if given in OPENALEX_TYPES:
+        return given
+    return CROSSREF_TYPES.get(given, "other")
 
 
 def _main_location(payload: dict) -> dict:
