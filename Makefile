@@ -65,7 +65,7 @@ migrate: venv
 
 run: migrate
 	$(PY) manage.py embedded_admin
-	$(PY) manage.py demo
+	$(PY) manage.py demo --address http://$(HOST):$(PORT)
 	$(PY) manage.py runserver $(HOST):$(PORT)
 
 test: venv-dev checkers

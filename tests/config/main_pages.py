@@ -55,14 +55,21 @@ def main_pages() -> list[tuple[str, str, object]]:
         message="Shall we compare our results on a shared benchmark?",
     )
     work = held.authorships.select_related("work").first().work
-    unclaimed = Author.objects.exclude(pk__in=[held.pk, other.pk]).order_by("pk").first()
-    # The demo names venues but no institution or topic: give the held record one of
-    # each, as an OpenAlex import would, so their pages list a researcher and works.
+    unclaimed = (
+        Author.objects.exclude(pk__in=[held.pk, other.pk])
+        .filter(profile__isnull=True)
+        .order_by("pk")
+        .first()
+    )
+    # An institution and a topic of the held record with a name that needs care, as an
+    # OpenAlex import would give them, so their pages list a researcher and works.
     institution = InstitutionFactory(
         name="Université du Québec à Montréal", ror="002rjbv21", country_code="CA"
     )
     AuthorInstitution.objects.create(author=held, institution=institution)
-    field = Topic.objects.create(key="openalex:fields/17", name="Computer Science", kind="field")
+    field, _ = Topic.objects.get_or_create(
+        key="openalex:fields/17", defaults={"name": "Computer Science", "kind": "field"}
+    )
     topic = Topic.objects.create(
         key="openalex:T10054", name="Parallel Computing", kind="topic", parent=field
     )
