@@ -21,7 +21,8 @@ def on_public_site(url: str) -> str:
 
     allauth builds a mail's links with ``request.build_absolute_uri``: from the
     Host header, which whoever asks for a password reset chooses. A link in a
-    mail goes to the public site whatever the request said its host was.
+    mail goes to the public site whatever the request said its host was (only a
+    DEBUG run without ``SITE_URL`` follows the request, see ``config.sites``).
     """
     parts = urlsplit(url)
     path = parts.path or "/"

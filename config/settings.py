@@ -33,6 +33,9 @@ ALLOWED_HOSTS = env.string_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::
 SITE_URL = env.site_url(
     "SITE_URL", "http://127.0.0.1:8000" if DEBUG else None, allowed_hosts=ALLOWED_HOSTS
 )
+# Except in a DEBUG run that sets none: links then follow the address (and port) each
+# request came to, see config.sites.SiteUrlFromRequestMiddleware.
+SITE_URL_FROM_REQUEST = DEBUG and env.raw("SITE_URL") is None
 
 # How many reverse proxies stand in front of the web server, each appending to
 # X-Forwarded-For. 0 (direct): X-Forwarded-For and X-Forwarded-Proto are ignored.
@@ -73,6 +76,7 @@ MIDDLEWARE = [
     # Names the request (X-Request-ID) for every log record and answer after it.
     "config.logs.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "config.sites.SiteUrlFromRequestMiddleware",  # only in a DEBUG run without SITE_URL
     # Compresses what carries no secret, after every other middleware has written
     # the response (see config/compression.py for the BREACH rule).
     "config.compression.SecretFreeGZipMiddleware",

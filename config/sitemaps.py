@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from django.conf import settings
 from django.contrib.sitemaps import Sitemap
+from django.contrib.sitemaps import views as sitemap_views
 
+from config.sites import absolute_url, site_url
 from publications.models import Author, Institution, Topic, Venue, Work
 
 PER_SITEMAP = 10_000
@@ -22,10 +23,10 @@ class PublicSitemap(Sitemap):
     limit = PER_SITEMAP
 
     def get_protocol(self, protocol=None):
-        return urlsplit(settings.SITE_URL).scheme
+        return urlsplit(site_url()).scheme
 
     def get_domain(self, site=None):
-        return urlsplit(settings.SITE_URL).netloc
+        return urlsplit(site_url()).netloc
 
     def lastmod(self, item):
         return item.updated_at
@@ -68,3 +69,16 @@ SITEMAPS = {
     "venues": VenueSitemap,
     "topics": TopicSitemap,
 }
+
+
+def sitemap_index(request, **kwargs):
+    """Django's sitemap index, each sitemap's address on the public site.
+
+    Django's view takes the host from the sites framework's row, which ``migrate``
+    writes and a DEBUG run on another port (``config.sites``) does not follow.
+    """
+    response = sitemap_views.index(request, **kwargs)
+    for item in response.context_data["sitemaps"]:
+        parts = urlsplit(item.location)
+        item.location = absolute_url(parts.path + (f"?{parts.query}" if parts.query else ""))
+    return response

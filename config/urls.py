@@ -6,7 +6,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from config import views
-from config.sitemaps import SITEMAPS
+from config.sitemaps import SITEMAPS, sitemap_index
 
 admin.site.site_header = f"{settings.SITE_NAME} administration"
 admin.site.site_title = f"{settings.SITE_NAME} admin"
@@ -30,7 +30,7 @@ urlpatterns = [
     path("", include("profiles.urls")),
     path("", include("graph.urls")),
     path("", include("trust.urls")),
-    path("sitemap.xml", sitemap_views.index, {"sitemaps": SITEMAPS}, name="sitemap"),
+    path("sitemap.xml", sitemap_index, {"sitemaps": SITEMAPS}, name="sitemap"),
     path(
         "sitemap-<section>.xml",
         sitemap_views.sitemap,

@@ -26,7 +26,8 @@ def researcher_export(request: HttpRequest, pk: int, extension: str) -> HttpResp
             f"profiles:researcher_export_{extension}", kwargs={"pk": author.merged_into_id}
         )
         query = request.GET.urlencode()
-        return redirect(f"{url}?{query}" if query else url, permanent=True)
+        # Not permanent: staff can undo a merge, and browsers keep a 301 for good.
+        return redirect(f"{url}?{query}" if query else url)
     works = selectors.author_works(author, names=None)  # a citation names every author
     filterset = WorkFilter(request.GET, queryset=works)
     return list_exports.streamed(

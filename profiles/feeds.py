@@ -25,7 +25,7 @@ class ResearcherWorksFeed(Feed):
     feed_type = Atom1Feed
 
     def _absolute(self, path: str) -> str:
-        # SITE_URL, not the request's Host: a cached feed serves every reader the same links.
+        # The public site's address (config.sites), not the Host header of whoever asked.
         return absolute_url(path)
 
     def get_object(self, request, pk: int) -> Author:

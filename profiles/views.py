@@ -14,11 +14,13 @@ from publications.identifiers import normalize_openalex_id, normalize_orcid, ope
 from publications.models import Author
 
 
-def _redirect_keeping_query(request: HttpRequest, author: Author) -> HttpResponse:
+def _redirect_keeping_query(
+    request: HttpRequest, author: Author, *, permanent: bool
+) -> HttpResponse:
     url = author.get_absolute_url()
     if request.GET:
         url = f"{url}?{request.GET.urlencode()}"
-    return redirect(url, permanent=True)
+    return redirect(url, permanent=permanent)
 
 
 @pagecache.anonymous_page("author")
@@ -26,9 +28,10 @@ def researcher_detail(request: HttpRequest, pk: int, slug: str = "") -> HttpResp
     """The page every visitor shares (from the cache), with the visitor's own panels drawn in."""
     author = author_for_page(pk)
     if author.merged_into_id:
-        return _redirect_keeping_query(request, author.merged_into)
+        # 302: staff can undo a merge, and browsers keep a 301 for good.
+        return _redirect_keeping_query(request, author.merged_into, permanent=False)
     if slug != author.slug:
-        return _redirect_keeping_query(request, author)
+        return _redirect_keeping_query(request, author, permanent=True)
 
     def build(visitor: HttpRequest, slots: pagecache.Slots) -> tuple[str, dict]:
         versions = pagecache.versions_current([("author", author.pk)])  # before the rows

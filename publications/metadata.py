@@ -11,21 +11,17 @@ from __future__ import annotations
 
 import json
 
-from django.conf import settings
 from django.utils.safestring import SafeString, mark_safe
 
-from publications import display
+from config.sites import absolute_url
+from publications import display, entry_types
 from publications.identifiers import openalex_url
 from publications.models import Author, Work
+from publications.personal_names import is_corporate
 
 # JSON-LD sits in a <script> element: "<", ">" and "&" are written as JSON escapes so a
 # value holding "</script>" or "<!--" cannot end or change the element.
 _SCRIPT_ESCAPES = {ord("<"): "\\u003c", ord(">"): "\\u003e", ord("&"): "\\u0026"}
-
-
-def absolute_url(path: str) -> str:
-    """``path`` on the site's public address (SITE_URL)."""
-    return settings.SITE_URL.rstrip("/") + path
 
 
 def ld_json(data: dict) -> SafeString:
@@ -39,25 +35,44 @@ def _line(value: object, kind: str = "title") -> str:
 
 
 def _date(work: Work, sep: str) -> str:
-    if work.publication_date:
-        return work.publication_date.strftime(f"%Y{sep}%m{sep}%d")
-    return str(work.publication_year) if work.publication_year else ""
+    """The date as precisely as the record gives it: ``2023``, ``2023/03``, ``2023/03/04``."""
+    published = work.published
+    return published.joined(sep) if published else ""
 
 
 def author_names(bylines) -> list[str]:
     return [name for name in (_line(b.name, "name") for b in bylines) if name]
 
 
+# The tag that names a work's container, by its BibTeX entry type.
+_CONTAINER_TAGS = {
+    "article": "citation_journal_title",
+    "inproceedings": "citation_conference_title",
+    "incollection": "citation_inbook_title",
+    "techreport": "citation_technical_report_institution",
+}
+
+
+def _venue_tags(work: Work) -> list[tuple[str, str]]:
+    """The journal, conference or book the work is in: a repository is none of them."""
+    venue, role = work.venue, entry_types.venue_role(work)
+    tag = _CONTAINER_TAGS.get(entry_types.form(work).bibtex)
+    tags = []
+    if role == entry_types.CONTAINER and tag and not entry_types.is_preprint(work):
+        tags.append((tag, _line(venue.name, "name")))
+    if role in (entry_types.CONTAINER, entry_types.SERIES, entry_types.PLATFORM):
+        tags.append(("citation_publisher", _line(venue.publisher, "name")))
+    if tag == "citation_journal_title" and role == entry_types.CONTAINER:
+        tags.append(("citation_issn", venue.issn_l))
+    return tags
+
+
 def highwire_tags(work: Work, bylines) -> list[tuple[str, str]]:
     """The ``citation_*`` meta tags (name, content) of a work, in Highwire's order."""
-    venue = work.venue
     tags = [("citation_title", _line(work.title))]
     tags += [("citation_author", name) for name in author_names(bylines)]
+    tags += [("citation_publication_date", _date(work, "/")), *_venue_tags(work)]
     tags += [
-        ("citation_publication_date", _date(work, "/")),
-        ("citation_journal_title", _line(venue.name, "name") if venue else ""),
-        ("citation_publisher", _line(venue.publisher, "name") if venue else ""),
-        ("citation_issn", venue.issn_l if venue else ""),
         ("citation_volume", _line(work.volume, "name")),
         ("citation_issue", _line(work.issue, "name")),
         ("citation_firstpage", _line(work.first_page, "name")),
@@ -87,9 +102,10 @@ def _work_ids(work: Work) -> tuple[list[dict], list[str]]:
 
 
 def _periodical(work: Work) -> dict | None:
-    """The venue, nested in volume and issue as schema.org models them."""
+    """The journal, nested in volume and issue as schema.org models them."""
     venue = work.venue
-    if venue is None:
+    journal = entry_types.form(work).bibtex == "article"
+    if not journal or entry_types.venue_role(work) != entry_types.CONTAINER:
         return None
     part: dict = {"@type": "Periodical", "name": _line(venue.name, "name")}
     if venue.issn_l:
@@ -115,7 +131,7 @@ def work_json_ld(work: Work, bylines, topics) -> dict:
     identifiers, same_as = _work_ids(work)
     data: dict = {
         "@context": "https://schema.org",
-        "@type": "ScholarlyArticle",
+        "@type": entry_types.form(work).schema,
         "@id": url,
         "url": url,
         "name": _line(work.title),
@@ -142,7 +158,8 @@ def work_json_ld(work: Work, bylines, topics) -> dict:
 
 
 def _byline_person(byline) -> dict:
-    person = {"@type": "Person", "name": _line(byline.name, "name")}
+    name = _line(byline.name, "name")
+    person = {"@type": "Organization" if is_corporate(name) else "Person", "name": name}
     if byline.author is not None:
         person["url"] = absolute_url(byline.author.get_absolute_url())
         if byline.author.orcid:

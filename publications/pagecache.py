@@ -63,6 +63,7 @@ from django.template.loader import get_template, render_to_string
 from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
 
+from config.sites import site_url
 from publications.byline_reads import LISTED, firsts
 from publications.models import Authorship, Citation, Work, WorkSimilarity
 
@@ -211,7 +212,9 @@ def page_key(kind: str, pk: int, request: HttpRequest) -> str | None:
     query = page_query(kind, request)
     if query is None:
         return None
-    address = f"{request.path}?{query}"
+    # On the site's address: the page's canonical link and JSON-LD start with it, and a
+    # DEBUG run gives each host and port the site is reached at its own (config.sites).
+    address = f"{site_url()}{request.path}?{query}"
     digest = hashlib.sha1(address.encode(), usedforsecurity=False).hexdigest()
     # The date is part of the key: pages say "under embargo until", "n years ago".
     return f"page:{kind}:{pk}:{timezone.localdate().isoformat()}:{digest}"

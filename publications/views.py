@@ -43,7 +43,7 @@ def home(request: HttpRequest) -> HttpResponse:
 def work_detail(request: HttpRequest, pk: int, slug: str = "") -> HttpResponse:
     work = selectors.work_for_page(pk)
     if work.merged_into_id:
-        return redirect(work.merged_into, permanent=True)
+        return redirect(work.merged_into)  # not permanent: staff can undo a merge
     if slug != work.slug:
         return redirect(work, permanent=True)
     references = citations.work_references(work, page=request.GET.get("references"))
@@ -167,7 +167,7 @@ def _reference_target(kind: str, value: str) -> str:
 def _export(work_pk: int, render_export, content_type: str, extension: str) -> HttpResponse:
     work = selectors.work_with_byline(work_pk)
     if work.merged_into_id:
-        return redirect(_export_path(work.merged_into_id, extension), permanent=True)
+        return redirect(_export_path(work.merged_into_id, extension))  # a merge can be undone
     work.page_topics = [wt.topic for wt in work.work_topics.select_related("topic")]
     response = HttpResponse(render_export(work), content_type=content_type)
     response["Content-Disposition"] = f'attachment; filename="{exports.filename(work, extension)}"'

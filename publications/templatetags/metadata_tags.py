@@ -2,6 +2,7 @@
 
 from django import template
 
+from config.sites import absolute_url
 from publications import metadata
 
 register = template.Library()
@@ -9,9 +10,9 @@ register = template.Library()
 
 @register.simple_tag(takes_context=True)
 def canonical_url(context) -> str:
-    """The page's absolute address on SITE_URL, without its query string."""
+    """The page's absolute address on the public site, without its query string."""
     request = context.get("request")
-    return metadata.absolute_url(request.path) if request is not None else ""
+    return absolute_url(request.path) if request is not None else ""
 
 
 @register.filter

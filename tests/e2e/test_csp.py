@@ -79,6 +79,7 @@ def test_record_pages_and_their_htmx_parts_run_without_violations(
         expect(svg).not_to_have_attribute("viewBox", before)
         assert watched.violations() == [], path
     watched.goto(live_server.url + demo_researcher.get_absolute_url())
+    watched.locator(".graph-section").scroll_into_view_if_needed()  # htmx loads on the way
     slice_ = watched.locator(".graph-section .graph-slice")
     expect(slice_.locator("svg.graph-svg")).to_be_visible()  # loaded by htmx
     assert watched.evaluate("typeof htmx") == "object"

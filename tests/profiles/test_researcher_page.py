@@ -211,11 +211,13 @@ def test_wrong_slug_redirects_and_keeps_the_query(client):
     assert response["Location"] == f"/researchers/{author.pk}-amar-phanishayee/?sort=title&page=2"
 
 
-def test_merged_author_redirects_and_deleted_author_is_gone(client):
+def test_merged_author_redirects_for_now_and_deleted_author_is_gone(client):
     kept = AuthorFactory()
     merged = AuthorFactory(merged_into=kept)
     deleted = AuthorFactory(is_deleted=True)
-    assert client.get(merged.get_absolute_url())["Location"] == kept.get_absolute_url()
+    response = client.get(merged.get_absolute_url() + "?sort=title")
+    assert response.status_code == 302  # staff can undo the merge: no browser may keep it
+    assert response["Location"] == kept.get_absolute_url() + "?sort=title"
     assert client.get(deleted.get_absolute_url()).status_code == 404
 
 
@@ -390,6 +392,36 @@ def test_work_item_shows_everything_a_visitor_needs(client):
     assert '<details class="work-abstract">' in html
     assert "word23…" in html and ">more<" in html and ">less<" in html
     assert "word59" in html
+
+
+def test_an_arxiv_date_is_listed_as_created_with_its_label(client):
+    # Seed 001 lists each arXiv record's "Created:" date; an OpenAlex date is the published one.
+    author = AuthorFactory()
+    add_work(
+        author,
+        title="From arXiv",
+        arxiv_id="2207.07736",
+        publication_year=2022,
+        publication_date=date(2022, 7, 15),
+        provenance={"publication_date": Source.ARXIV, "publication_year": Source.ARXIV},
+    )
+    add_work(
+        author,
+        title="From OpenAlex",
+        publication_year=2021,
+        publication_date=date(2021, 4, 9),
+        provenance={"publication_date": Source.OPENALEX},
+    )
+    html = client.get(author.get_absolute_url()).content.decode()
+
+    created = html.split("From arXiv", 1)[1].split("</article>", 1)[0]
+    assert '<span class="label">Created:</span> <time datetime="2022-07-15">15 Jul 2022</time>' in (
+        created
+    )
+    assert '<span class="work-year" title="Year">2022</span>' in html
+    published = html.split("From OpenAlex", 1)[1].split("</article>", 1)[0]
+    assert "Created:" not in published
+    assert 'title="Publication date">9 Apr 2021<' in html
 
 
 def test_imported_markup_in_titles_and_abstracts_never_runs(client):
