@@ -222,6 +222,23 @@ def test_works_inserted_together_all_get_search_rows():
 
 
 @postgres_only
+@pytest.mark.django_db(transaction=True)
+def test_emptying_the_work_table_empties_its_search_rows():
+    """TRUNCATE (``manage.py flush``) fires no delete trigger: it must not leave rows behind."""
+    from django.core.management import call_command
+
+    from publications.models import WorkSearch
+
+    WorkFactory.create_batch(3, title="Learning to forget")
+    assert WorkSearch.objects.count() == 3
+    call_command("flush", interactive=False, verbosity=0)  # sequences restart: ids come back
+    assert WorkSearch.objects.count() == 0
+    kept = WorkFactory(title="Kept apart")
+    assert titles(search_works("learning")) == []
+    assert titles(search_works("kept")) == [kept.title]
+
+
+@postgres_only
 def test_every_page_follows_one_order_also_past_the_kept_best_works(monkeypatch):
     from django.contrib.postgres.search import SearchQuery, SearchRank
     from django.db.models import F
