@@ -35,6 +35,16 @@ _redis_database_of_this_worker()
 pytest_plugins = ["tests.people"]
 
 
+def pytest_collection_modifyitems(config, items):
+    """Start the tests that take minutes first.
+
+    pytest-xdist hands tests out in collection order: a test of several minutes
+    dealt last keeps one worker busy while the others have finished. Dealt first,
+    the short tests fill in around it. The order of the rest is kept.
+    """
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _fast_password_hasher():
     """Hash passwords with MD5: PBKDF2's rounds were most of the suite's CPU time.

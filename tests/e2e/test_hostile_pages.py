@@ -87,6 +87,7 @@ def _check_links(page, url: str) -> list[str]:
     return targets
 
 
+@pytest.mark.slow
 def test_no_script_runs_on_any_page_or_click(hostile, live_server, page, screenshot):
     dialogs: list[str] = []
     errors: list[str] = []

@@ -26,6 +26,7 @@ postgres_only = pytest.mark.skipif(
     reason="parts are written by processes of their own on PostgreSQL (set DATABASE_URL)",
 )
 WORKS = 2 * files.BATCH + 200
+pytestmark = pytest.mark.slow
 
 
 @pytest.fixture

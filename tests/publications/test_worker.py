@@ -74,6 +74,7 @@ def wait_for(predicate, timeout=90):
     return False
 
 
+@pytest.mark.slow
 def test_a_queued_import_is_carried_out_by_a_real_worker(worker):
     run = import_run_create(
         source="openalex", kind="file", parameters={"paths": [str(DEMO_WORKS)]}

@@ -42,6 +42,7 @@ WORKS = 8000
 UNDER_WAY_WITHIN, FINISHED_WITHIN = 300, 1200
 
 pytestmark = [
+    pytest.mark.slow,
     pytest.mark.services,
     pytest.mark.real_worker,
     pytest.mark.django_db(transaction=True),
