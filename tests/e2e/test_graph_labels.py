@@ -8,11 +8,10 @@ from django.core.cache import cache
 from django.core.management import call_command
 from playwright.sync_api import expect
 
-from graph import edges, svg
+from graph import svg
 from publications.models import Author
 from tests.e2e.conftest import SCREENSHOTS
-from tests.factories import AuthorFactory, WorkFactory
-from tests.graph.conftest import link
+from tests.graph.conftest import crowded_researcher
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -46,18 +45,7 @@ MEASURE = """() => {
 def records(live_server):
     cache.clear()
     call_command("demo", verbosity=0)
-    hub = AuthorFactory(display_name="Crowded Hub Researcher")
-    people = [
-        AuthorFactory(display_name=f"Bartholomew Konstantinos Vandenberghe-Oosterhuis {n:02d}")
-        for n in range(45)
-    ]
-    for n, person in enumerate(people):
-        for part in (1, 2):
-            link(
-                WorkFactory(title=f"Joint work {n}, part {part}", publication_year=2020),
-                [hub, person],
-            )
-    edges.edges_rebuild()
+    hub, _ = crowded_researcher(45)
     return {"demo": Author.objects.get(openalex_id="A9000000002"), "crowded": hub}
 
 

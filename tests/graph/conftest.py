@@ -80,3 +80,20 @@ def empty_cache():
     cache.clear()
     yield
     cache.clear()
+
+
+def crowded_researcher(collaborators: int = 45):
+    """A researcher with ``collaborators`` close collaborators of long names, two joint works each."""
+    hub = AuthorFactory(display_name="Crowded Hub Researcher")
+    people = [
+        AuthorFactory(display_name=f"Bartholomew Konstantinos Vandenberghe-Oosterhuis {n:02d}")
+        for n in range(collaborators)
+    ]
+    for n, person in enumerate(people):
+        for part in (1, 2):
+            link(
+                WorkFactory(title=f"Joint work {n}, part {part}", publication_year=2020),
+                [hub, person],
+            )
+    edges.edges_rebuild()
+    return hub, people

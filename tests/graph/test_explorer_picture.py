@@ -11,7 +11,7 @@ from django.urls import reverse
 from graph import edges
 from graph.crowd import EXPLORER_CAPS
 from tests.factories import AuthorFactory, WorkFactory
-from tests.graph.conftest import link
+from tests.graph.conftest import crowded_researcher, link
 from tests.graph.test_citation_edges import cite
 from tests.graph.test_picture_readable import overlaps
 
@@ -35,19 +35,7 @@ def legend_of(html: str) -> str:
 @pytest.fixture
 def crowded(db):
     """A researcher with 45 close collaborators of long names (two joint works each)."""
-    hub = AuthorFactory(display_name="Crowded Hub Researcher")
-    people = [
-        AuthorFactory(display_name=f"Bartholomew Konstantinos Vandenberghe-Oosterhuis {n:02d}")
-        for n in range(45)
-    ]
-    for n, person in enumerate(people):
-        for part in (1, 2):
-            link(
-                WorkFactory(title=f"Joint work {n}, part {part}", publication_year=2020),
-                [hub, person],
-            )
-    edges.edges_rebuild()
-    return hub, people
+    return crowded_researcher(45)
 
 
 def test_a_crowded_explorer_groups_the_picture_and_lists_everyone(client, crowded):
