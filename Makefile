@@ -7,6 +7,8 @@ PIP := $(VENV)/bin/pip
 HOST ?= 127.0.0.1
 PORT ?= 8000
 # Test processes (pytest-xdist); TEST_WORKERS=0 runs the suite in this one process.
+# worksteal: a worker that runs out of tests takes some of another's, so a few
+# long tests do not leave one worker running a queue of short ones alone.
 TEST_WORKERS ?= 2
 
 .PHONY: run test test-fast worker beat lint fmt migrate venv venv-dev lock lock-upgrade checkers clean
@@ -69,10 +71,10 @@ run: migrate
 	$(PY) manage.py runserver $(HOST):$(PORT)
 
 test: venv-dev checkers
-	$(VENV)/bin/pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
+	$(VENV)/bin/pytest -n $(TEST_WORKERS) --dist worksteal $(PYTEST_ARGS)
 
 test-fast: venv-dev
-	$(VENV)/bin/pytest -n $(TEST_WORKERS) -m "not browser" $(PYTEST_ARGS)
+	$(VENV)/bin/pytest -n $(TEST_WORKERS) --dist worksteal -m "not browser" $(PYTEST_ARGS)
 
 worker: venv
 	$(VENV)/bin/celery -A config worker -Q watch,imports,compute --loglevel=info
