@@ -77,7 +77,11 @@ def test_demo_researcher_page(live_server, page, screenshot, demo_researcher):
 
     # The abstract opens with "more" and closes with "less", without JavaScript.
     page.goto(live_server.url + demo_researcher.get_absolute_url())
+    # The graph above the list loads when it comes near the screen and changes its height:
+    # let it settle, so the click lands where the toggle is.
     forecasting = page.locator(".work-item").filter(has_text="Forecasting GPU Performance")
+    forecasting.scroll_into_view_if_needed()
+    expect(page.locator(".graph-slice")).to_be_attached(timeout=30_000)
     abstract = forecasting.locator("details.work-abstract")
     full = abstract.locator(".abstract-full")
     expect(full).to_be_hidden()
