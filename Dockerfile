@@ -34,10 +34,17 @@ RUN pip install --no-deps . \
 # build context never ends up in the image.
 COPY manage.py gunicorn.conf.py ./
 COPY config ./config
-COPY publications ./publications
-COPY profiles ./profiles
+COPY catalogue ./catalogue
+COPY exports ./exports
+COPY search ./search
+COPY similarity ./similarity
+COPY ingestion ./ingestion
 COPY graph ./graph
+COPY profiles ./profiles
 COPY trust ./trust
+COPY curation ./curation
+COPY pages ./pages
+COPY devtools ./devtools
 COPY templates ./templates
 COPY static ./static
 

@@ -1,6 +1,6 @@
 """A file whose records collide on identifiers, imported beside the same file without them.
 
-Writes a synthetic OpenAlex snapshot (``bench/corpus.py``) of ``--works`` records
+Writes a synthetic OpenAlex snapshot (``devtools/corpus.py``) of ``--works`` records
 and a copy of it in which ``--share`` of the records (10% by default) collide
 with other works: such a record carries the DOI of one earlier work of the file
 and, in a location on arxiv.org, the arXiv id of another, so the work its DOI
@@ -37,8 +37,8 @@ import statistics
 from pathlib import Path
 from random import Random
 
-from bench.corpus import write_corpus
 from bench.import_bench import PYTHON, ROOT, sh, timed_import
+from devtools.corpus import write_corpus
 
 TARGET = 0.5  # speed with conflicts / speed without: at least this
 DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/scholarpages_conflict_bench"

@@ -194,9 +194,9 @@ def measure(args) -> list[tuple]:
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
 
+    from catalogue.models import Authorship
     from graph import neighbourhood, services, svg
     from graph.models import CoauthorEdge
-    from publications.models import Authorship
 
     lab_head = (
         Authorship.objects.filter(position=0)

@@ -14,7 +14,7 @@ project; fetch it yourself and pass its directory::
 work without them, as in our generated corpus; the benchmark runs a copy of it, in
 its working directory, with ``or []`` added to those look-ups and nothing else.
 
-On the same gzipped file (``bench/corpus.py``, ``--works`` records, written once and
+On the same gzipped file (``devtools/corpus.py``, ``--works`` records, written once and
 not timed) it times, one after the other on the same PostgreSQL server:
 
 - the baseline: flatten + create the schema + COPY, in a fresh database;

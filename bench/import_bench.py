@@ -1,6 +1,6 @@
 """Import throughput and peak memory on PostgreSQL.
 
-Generates a synthetic OpenAlex snapshot (``bench/corpus.py``), imports it into a
+Generates a synthetic OpenAlex snapshot (``devtools/corpus.py``), imports it into a
 fresh database with ``manage.py import_file`` in a child process, imports it
 again (every record unchanged), and reports works per second, memory and the
 machine's load average (1 minute) before and after it, since other processes
@@ -53,7 +53,7 @@ def fresh_database(server: str, name: str) -> str:
 def corpus(works: int) -> Path:
     path = ROOT / "var" / "corpus" / f"works-{works}.jsonl"
     if not path.exists():
-        sh(PYTHON, "-m", "bench.corpus", "--works", str(works), "--out", str(path))
+        sh(PYTHON, "-m", "devtools.corpus", "--works", str(works), "--out", str(path))
     return path
 
 

@@ -33,7 +33,7 @@ import sys
 import django
 django.setup()
 from celery import current_app
-from publications.models import ImportRun
+from catalogue.models import ImportRun
 run = ImportRun.objects.create(
     source="openalex", kind="file", parameters={"paths": [sys.argv[1]]},
     status=ImportRun.Status.QUEUED,
@@ -46,7 +46,7 @@ STATE = """
 import sys
 import django
 django.setup()
-from publications.models import ImportRun
+from catalogue.models import ImportRun
 run = ImportRun.objects.get(pk=int(sys.argv[1]))
 elapsed = (run.finished_at - run.started_at).total_seconds() if run.finished_at else 0
 parts = len(run.cursor.get("parts") or [1]) if isinstance(run.cursor, dict) else 1

@@ -2,7 +2,7 @@
 
 Builds the corpus once and reuses it on later runs:
 
-1. ``bench/corpus.py`` writes a synthetic OpenAlex snapshot (var/corpus/pages-N.jsonl);
+1. ``devtools/corpus.py`` writes a synthetic OpenAlex snapshot (var/corpus/pages-N.jsonl);
 2. ``import_file`` imports it into its own database (default ``sp_bench_pages_N``),
    with follow-up tasks sent to a Redis database of their own and dropped there;
 3. the compute steps that follow an import run for the whole corpus, each when its
@@ -93,8 +93,8 @@ def step(label: str, *command, env) -> None:
 
 
 COMPUTE_METRICS = """
-from publications.metrics import author_metrics_refresh
-from publications.models import Author
+from catalogue.metrics import author_metrics_refresh
+from catalogue.models import Author
 ids = list(Author.objects.visible().order_by("id").values_list("id", flat=True))
 for start in range(0, len(ids), 500):
     author_metrics_refresh(author_ids=ids[start:start + 500])
@@ -109,7 +109,7 @@ def build(args, env) -> None:
             f"generate {args.works:,} works",
             PYTHON,
             "-m",
-            "bench.corpus",
+            "devtools.corpus",
             "--works",
             str(args.works),
             "--out",
@@ -242,7 +242,7 @@ def common_word(sample_size: int = 3000) -> tuple[str, float]:
     """A title word found in about a third of the works (title or abstract), and its share."""
     from django.contrib.postgres.search import SearchQuery
 
-    from publications.models import Work, WorkSearch
+    from catalogue.models import Work, WorkSearch
 
     step = max(Work.objects.count() // sample_size, 1)  # the same works on every run
     ids = Work.objects.order_by("id").values_list("id", flat=True)[::step][:sample_size]
@@ -260,7 +260,7 @@ def pages(args) -> list[Page]:
     """The pages to measure, with their targets."""
     from django.db.models import Count, F, Func
 
-    from publications.models import AuthorMetrics, Work
+    from catalogue.models import AuthorMetrics, Work
 
     metrics = (
         AuthorMetrics.objects.filter(works_count__gte=1)
@@ -339,7 +339,7 @@ def verdict(page: Page, bare_rps: float, before: dict) -> str:
 
 def measure(args, env: dict) -> None:
     """Each page's throughput beside the bare view's, measured just before it."""
-    from publications.models import Work
+    from catalogue.models import Work
 
     todo = pages(args)
     cookie = member_cookie()

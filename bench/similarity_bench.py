@@ -3,7 +3,7 @@
 Uses a PostgreSQL database holding an imported corpus (default ``h_d_<N>``); with
 ``--build`` it creates it first from the generated corpus:
 
-    .venv/bin/python -m bench.corpus --works 100000 --out var/corpus/works-100000.jsonl
+    .venv/bin/python -m devtools.corpus --works 100000 --out var/corpus/works-100000.jsonl
     .venv/bin/python bench/similarity_bench.py --works 100000 --build   # once
     .venv/bin/python bench/similarity_bench.py --works 100000
     .venv/bin/python bench/similarity_bench.py --works 100000 --only-update  # (b) alone
@@ -57,7 +57,7 @@ def build(args) -> None:
     corpus = ROOT / "var" / "corpus" / f"works-{args.works}.jsonl"
     if not corpus.exists():
         subprocess.run(
-            [sys.executable, "-m", "bench.corpus", "--works", str(args.works), "--out", corpus],
+            [sys.executable, "-m", "devtools.corpus", "--works", str(args.works), "--out", corpus],
             check=True,
             cwd=ROOT,
         )
@@ -94,7 +94,7 @@ def timed(label: str, fn):
 
 def sub_corpus(corpus, rows):
     """The corpus restricted to ``rows`` (in memory)."""
-    from publications.similarity.corpus import Corpus
+    from similarity.corpus import Corpus
 
     return Corpus(
         ids=corpus.ids[rows],
@@ -114,7 +114,7 @@ def sub_corpus(corpus, rows):
 
 
 def exact_lists(corpus, rows):
-    from publications.similarity import exact
+    from similarity import exact
 
     lists, priors = {}, {}
     for scores in exact.score_chunks(corpus, rows):
@@ -127,7 +127,7 @@ def exact_lists(corpus, rows):
 
 
 def approximate_lists(corpus, rows, neighbours):
-    from publications.similarity import candidates
+    from similarity import candidates
 
     lists, priors = {}, {}
     for scores in candidates.score_candidates(corpus, rows, neighbours):
@@ -159,7 +159,7 @@ def new_works(count: int) -> list[int]:
     import datetime
     import random
 
-    from publications.models import Authorship, Work
+    from catalogue.models import Authorship, Work
 
     rng = random.Random(11)
     ids = list(Work.objects.visible().values_list("id", flat=True))
@@ -180,7 +180,7 @@ def new_works(count: int) -> list[int]:
 
 
 def measure(args) -> None:
-    from publications import similarity
+    import similarity
 
     print(f"Similarity benchmark on {database_url(args)}")
     if args.only_update or args.only_batches:
@@ -198,7 +198,7 @@ def measure(args) -> None:
 
 
 def build_and_update(corpus, load_s: float) -> None:
-    from publications import similarity
+    import similarity
 
     n = len(corpus)
     started = time.perf_counter()
@@ -220,8 +220,8 @@ def build_and_update(corpus, load_s: float) -> None:
 
 def update() -> None:
     """(b): 100 new works, then the refresh an import batch queues for them."""
-    from publications import similarity
-    from publications.models import Work
+    import similarity
+    from catalogue.models import Work
 
     added = new_works(100)
     try:
@@ -236,9 +236,9 @@ def update() -> None:
 
 def batches(count: int) -> None:
     """(e): ``count`` batches of 100 new works: a refresh each, then one catch-up for all."""
-    from publications import similarity
-    from publications.models import SimilarityRequest, Work
-    from publications.similarity_backlog import backlog_ask
+    import similarity
+    from catalogue.models import SimilarityRequest, Work
+    from similarity.backlog import backlog_ask
 
     left, _ = SimilarityRequest.objects.all().delete()
     if left:  # e.g. asked by the import that built the database: not part of the measure
@@ -287,7 +287,7 @@ def recall_report(label: str, exact, corpus, rows, make_neighbours) -> None:
 def recall(corpus, args) -> None:
     import numpy as np
 
-    from publications.similarity.neighbours import Neighbours, SparseNeighbours
+    from similarity.neighbours import Neighbours, SparseNeighbours
 
     n = len(corpus)
     rng = np.random.default_rng(5)

@@ -66,10 +66,16 @@ INSTALLED_APPS = [
     "allauth.account",
     "allauth.socialaccount",
     "allauth.socialaccount.providers.orcid",
-    "publications",
+    "catalogue",
+    "ingestion",
+    "similarity",
+    "search",
     "profiles",
     "graph",
     "trust",
+    "curation",
+    "pages",
+    "devtools",
 ]
 
 MIDDLEWARE = [
@@ -143,7 +149,7 @@ if REDIS_URL:
     }
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
-# Whole anonymous record pages are kept in the cache (publications/pagecache.py).
+# Whole anonymous record pages are kept in the cache (pages/cache.py).
 PAGE_CACHE = env.boolean("PAGE_CACHE", True)
 
 CELERY_BROKER_URL = REDIS_URL or "memory://localhost/"
@@ -324,7 +330,7 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     # Authorships and unlinked byline names share the sources' choice set: one enum.
-    "ENUM_NAME_OVERRIDES": {"SourceEnum": "publications.models.Source"},
+    "ENUM_NAME_OVERRIDES": {"SourceEnum": "catalogue.models.Source"},
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "config.api.add_error_responses",

@@ -13,8 +13,8 @@ from urllib.parse import urlsplit
 from django.contrib.sitemaps import Sitemap
 from django.contrib.sitemaps import views as sitemap_views
 
+from catalogue.models import Author, Institution, Topic, Venue, Work
 from config.sites import absolute_url, site_url
-from publications.models import Author, Institution, Topic, Venue, Work
 
 PER_SITEMAP = 10_000
 

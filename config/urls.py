@@ -19,15 +19,15 @@ api_docs = csp_update({"img-src": ["data:"]})(
 )
 
 api_v1 = [
-    path("", include("publications.api_urls")),
+    path("", include("pages.api.urls")),
     path("", include("graph.api_urls")),
     path("", include("trust.api_urls")),
     path("", include("profiles.api_urls")),
 ]
 
 urlpatterns = [
-    path("", include("publications.urls")),
-    path("", include("profiles.urls")),
+    path("", include("pages.urls.publications")),
+    path("", include("pages.urls.profiles")),
     path("", include("graph.urls")),
     path("", include("trust.urls")),
     path("sitemap.xml", sitemap_index, {"sitemaps": SITEMAPS}, name="sitemap"),

@@ -8,10 +8,10 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from catalogue.models import Author
 from config.api import StrictQueryParams
 from graph import neighbourhood
 from graph.forms import MAX_MIN_JOINT
-from publications.models import Author
 
 EDGE_KINDS = ["coauthor", "wrote", "topic", "affiliation", "cites"]
 

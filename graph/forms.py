@@ -5,7 +5,7 @@ from __future__ import annotations
 from django import forms
 
 from graph.neighbourhood import CLOSE_COLLABORATOR_MIN_WORKS, SHOW_LABELS, SHOWABLE, Filters
-from publications.search import YearRangeForm
+from search.works import YearRangeForm
 
 MAX_MIN_JOINT = 1000
 

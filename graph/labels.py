@@ -17,7 +17,7 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from publications.display import clip, cut
+from catalogue.display import clip, cut
 
 Box = tuple[float, float, float, float]  # left, top, right, bottom
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.db import models
 from django.db.models import F, Q
 
-from publications.models import Author
+from catalogue.models import Author
 
 
 class CoauthorEdge(models.Model):

@@ -29,6 +29,8 @@ from django.db import connection
 from django.db.models import F, Q
 from django.urls import reverse
 
+from catalogue.metrics import CLOSE_COLLABORATOR_MIN_WORKS
+from catalogue.models import Author, Authorship, Work
 from graph.models import CoauthorEdge
 from graph.picture import (  # noqa: F401 - the kinds and shapes are read from here too
     CITATIONS,
@@ -49,8 +51,6 @@ from graph.picture import (  # noqa: F401 - the kinds and shapes are read from h
     layout,
     person_url,
 )
-from publications.metrics import CLOSE_COLLABORATOR_MIN_WORKS
-from publications.models import Author, Authorship, Work
 
 # Papers are picked among this many of the researcher's newest works.
 RECENT_POOL = 200

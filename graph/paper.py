@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
+from catalogue.display import clip_line
+from catalogue.models import Authorship, Work, WorkSimilarity, WorkTopic
 from graph.picture import (
     INSTITUTION,
     PAPER,
@@ -30,8 +32,6 @@ from graph.picture import (
     citation_edges,
     person_url,
 )
-from publications.display import clip_line
-from publications.models import Authorship, Work, WorkSimilarity, WorkTopic
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field
 import networkx as nx
 from django.db.models import F
 
-from publications.models import Author, Citation
+from catalogue.models import Author, Citation
 
 PERSON, PAPER, TOPIC, INSTITUTION = "person", "paper", "topic", "institution"
 KINDS = (PERSON, PAPER, TOPIC, INSTITUTION)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from django.dispatch import receiver
 
+from catalogue.signals import authors_changed
 from graph import tasks
-from publications.signals import authors_changed
 
 
 @receiver(authors_changed, dispatch_uid="graph.update_edges_after_import")

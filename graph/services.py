@@ -14,8 +14,8 @@ from django.core.cache import cache
 from django.template.loader import render_to_string
 from django.urls import reverse
 
+from catalogue.models import Author
 from graph import crowd, edges, neighbourhood, svg
-from publications.models import Author
 
 SLICE_TIMEOUT = 24 * 3600
 QUEUE_TIMEOUT = 120

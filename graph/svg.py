@@ -30,10 +30,10 @@ from collections.abc import Callable
 from django.utils.html import escape
 from django.utils.safestring import SafeString
 
+from catalogue.display import clip
 from graph import labels as names
 from graph.crowd import Caps, GroupNode, crowd, importance
 from graph.picture import INSTITUTION, KINDS, PAPER, PERSON, TOPIC, Neighbourhood, Node
-from publications.display import clip
 
 COLOURS = {
     PERSON: "#1f4e79",

@@ -12,9 +12,9 @@ from django.urls import reverse
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_GET
 
+from catalogue.models import Author
 from graph import crowd, neighbourhood, paper, services, svg, tasks
 from graph.forms import GraphFilterForm
-from publications.models import Author
 
 # After this many polls the placeholder stops asking and points to the explorer.
 MAX_POLLS = 20

@@ -7,9 +7,9 @@ class ProfilesConfig(AppConfig):
 
     def ready(self) -> None:
         from config.sites import site_sync
+        from curation.home import Queue, queue_register
         from profiles import receivers  # noqa: F401 - connects the receivers
         from profiles.models import Claim, Report
-        from publications.curation.home import Queue, queue_register
 
         queue_register(
             Queue("Claims pending review", "profiles.Claim", {"status": Claim.Status.PENDING})

@@ -6,7 +6,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from publications.models import Author, Work
+from catalogue.models import Author, Work
 
 MAX_PINNED_WORKS = 5
 

@@ -1,7 +1,7 @@
 """The follow box and the collaboration panel, redrawn after a press of their buttons.
 
 The views that answer those presses (htmx or plain forms) build the partials'
-context here from the same states ``profiles.selectors.researcher_page`` gives the
+context here from the same states ``pages.researcher_page.researcher_page`` gives the
 whole page, so a redrawn panel looks as it did on the page.
 """
 
@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from django.http import HttpRequest
 
+from catalogue.models import Author
 from profiles.collaboration import selectors as collab_selectors
 from profiles.collaboration.forms import InvitationForm
 from profiles.following import services as following
-from publications.models import Author
 
 
 def follow_fragment(request: HttpRequest, author: Author, *, next_url: str, error: str = ""):

@@ -5,12 +5,12 @@ from __future__ import annotations
 from django.db.models.signals import m2m_changed, post_delete, post_save
 from django.dispatch import receiver
 
+from catalogue.signals import authors_changed, import_run_ended
+from pages import cache as pagecache
 from profiles import tasks
 from profiles.claims import ownership
 from profiles.models import Claim, Follow, Profile
 from profiles.signals import claim_changed
-from publications import pagecache
-from publications.signals import authors_changed, import_run_ended
 
 
 @receiver(authors_changed, dispatch_uid="profiles.new_work_notifications")

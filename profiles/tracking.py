@@ -7,9 +7,9 @@ from datetime import date, timedelta
 from django.db.models import Q
 from django.utils import timezone
 
+from catalogue.models import Author, ImportRun, Source
+from ingestion.importing.requesting import Via, import_run_request
 from profiles.models import Follow, Profile
-from publications.importing.requesting import Via, import_run_request
-from publications.models import Author, ImportRun, Source
 
 REFRESH_CHUNK = 50  # author ids per OpenAlex filter
 

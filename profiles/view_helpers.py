@@ -11,8 +11,8 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django_htmx.http import HttpResponseClientRedirect
 
+from catalogue.models import Author
 from config.redirects import safe_next_url
-from publications.models import Author
 
 
 def rate_from(module, name: str):

@@ -3,8 +3,8 @@
 import factory
 from django.contrib.auth import get_user_model
 
-from publications.identifiers import normalize_name, normalize_title
-from publications.models import Author, Authorship, Institution, Source, Venue, Work
+from catalogue.identifiers import normalize_name, normalize_title
+from catalogue.models import Author, Authorship, Institution, Source, Venue, Work
 
 
 class UserFactory(factory.django.DjangoModelFactory):

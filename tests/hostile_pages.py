@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from django.urls import reverse
 
-from publications.models import Institution, Topic, Work, WorkTopic
+from catalogue.models import Institution, Topic, Work, WorkTopic
 from tests.factories import AuthorshipFactory, InstitutionFactory, VenueFactory
 
 # Text that ends a <script> element and runs script where a page writes it unescaped,

@@ -18,10 +18,10 @@ from django.contrib.sites.models import Site
 from django.test import Client
 from django.utils import timezone
 
+from catalogue.models import Work
 from profiles.claims import proof
 from profiles.claims import services as claims
 from profiles.models import Claim, Follow, Profile
-from publications.models import Work
 from tests.factories import AuthorFactory, AuthorshipFactory, UserFactory, WorkFactory
 
 PASSWORD = "correct horse battery staple"  # UserFactory's password

@@ -78,7 +78,7 @@ def _steady(text: str) -> str:
 
 
 def _demo_addresses() -> list[str]:
-    from publications.models import Author, Institution, Topic, Venue, Work
+    from catalogue.models import Author, Institution, Topic, Venue, Work
 
     addresses = ["/", "/search/?q=performance", "/search/?q=Del+Maestro", "/trust/", "/status/"]
     for pk in Author.objects.order_by("pk").values_list("pk", flat=True)[:6]:

@@ -12,8 +12,8 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from catalogue.models import Author
 from config.api import StrictQueryParams
-from publications.models import Author
 from trust import scoring, selectors, sending, weights
 from trust.models import Tier, TrustScore, TrustScoreHistory
 

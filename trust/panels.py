@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from profiles.selectors import researcher_page_section
-from publications.models import Author
+from catalogue.models import Author
+from pages.researcher_page import researcher_page_section
 from trust import scoring, selectors, weights
 from trust.models import TrustScore
 from trust.sending import trust_score_request

@@ -9,9 +9,9 @@ from __future__ import annotations
 from django.db.models.signals import post_migrate
 from django.dispatch import receiver
 
+from catalogue.models import AuditEvent
+from catalogue.signals import authors_changed
 from profiles.signals import claim_changed, follow_changed, report_upheld
-from publications.models import AuditEvent
-from publications.signals import authors_changed
 from trust import services, tasks
 
 

@@ -18,9 +18,9 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.text import slugify
 
+from catalogue.identifiers import openalex_url
+from catalogue.models import Author, AuthorInstitution, Authorship, Source, SourceRecord
 from profiles.models import Claim, Follow, Report
-from publications.identifiers import openalex_url
-from publications.models import Author, AuthorInstitution, Authorship, Source, SourceRecord
 from trust import scoring, weights
 from trust.models import TrustScore, TrustScoreHistory
 

@@ -11,8 +11,8 @@ import orjson
 from django.db import connection, transaction
 from django.utils import timezone
 
-from publications import pagecache
-from publications.models import Author, Authorship
+from catalogue.models import Author, Authorship
+from pages import cache as pagecache
 from trust import scoring, selectors
 from trust.models import TrustScore, TrustScoreHistory
 

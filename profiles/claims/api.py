@@ -17,12 +17,12 @@ from rest_framework.decorators import action
 from rest_framework.exceptions import APIException
 from rest_framework.response import Response
 
+from catalogue.models import Author
 from config.api import ID_PATTERN, StrictQueryParams
 from config.ratelimits import ratelimit
 from profiles.claims import services as claims
 from profiles.claims.views import claims_visible_to, orcid_sign_in_enabled
 from profiles.models import Claim
-from publications.models import Author
 
 
 class ClaimRefused(APIException):

@@ -16,13 +16,9 @@ from django.core.validators import URLValidator
 from django.db import transaction
 from django.db.models import Max, Q
 
-from profiles.claims.services import ClaimError
-from profiles.models import MAX_PINNED_WORKS, Claim, Profile
-from publications import signals as publication_signals
-from publications.curation import audit_record
-from publications.identifiers import normalize_arxiv_id, normalize_doi, normalize_name
-from publications.importing.requesting import Via, import_run_request
-from publications.models import (
+from catalogue import signals as publication_signals
+from catalogue.identifiers import normalize_arxiv_id, normalize_doi, normalize_name
+from catalogue.models import (
     AuditEvent,
     Author,
     Authorship,
@@ -32,6 +28,10 @@ from publications.models import (
     Source,
     Work,
 )
+from curation import audit_record
+from ingestion.importing.requesting import Via, import_run_request
+from profiles.claims.services import ClaimError
+from profiles.models import MAX_PINNED_WORKS, Claim, Profile
 
 OwnershipError = ClaimError  # one error type for every step a claimant takes
 
@@ -61,7 +61,7 @@ def _changed_later(author_id: int) -> None:
     """Once committed, recompute what depends on the record's works."""
 
     def follow_up() -> None:
-        from publications import tasks
+        from ingestion import tasks
 
         tasks.refresh_author_metrics.delay([author_id])
         publication_signals.authors_changed.send(sender=Profile, author_ids=[author_id])

@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db.models import Max, Min, Q
 
+from catalogue.identifiers import normalize_orcid
+from catalogue.models import Author, Authorship, Institution
 from profiles.models import Claim
-from publications.identifiers import normalize_orcid
-from publications.models import Author, Authorship, Institution
 
 
 @dataclass(frozen=True)

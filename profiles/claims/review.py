@@ -6,9 +6,9 @@ from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
 
+from catalogue.models import AuditEvent, Author, Authorship
 from profiles.claims import proof
 from profiles.models import Claim, Follow, Profile, Report
-from publications.models import AuditEvent, Author, Authorship
 
 RECENT = 8
 

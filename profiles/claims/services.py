@@ -28,11 +28,11 @@ from django.db import IntegrityError, transaction
 from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
+from catalogue.models import Author
+from curation import audit_record
 from profiles.claims.proof import claim_method_checks, institutional_evidence
 from profiles.models import Claim, Profile
 from profiles.signals import claim_changed
-from publications.curation import audit_record
-from publications.models import Author
 
 # Web requests and API calls that create a claim, per signed-in user.
 CLAIM_RATE = "10/h"

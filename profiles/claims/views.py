@@ -12,15 +12,15 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 from rest_framework.authtoken.models import Token
 
+from catalogue import selectors
+from catalogue.models import Author, Work
+from catalogue.permissions import VIEW, admin_allows
 from config.ratelimits import ratelimit
 from profiles.claims import ownership, proof
 from profiles.claims import services as claims
 from profiles.claims.forms import AddWorkForm, DisownForm, EvidenceClaimForm, ProfileForm
 from profiles.claims.services import ClaimError
 from profiles.models import Claim, Profile
-from publications import selectors
-from publications.models import Author, Work
-from publications.permissions import VIEW, admin_allows
 
 
 def orcid_sign_in_enabled(request: HttpRequest) -> bool:

@@ -9,6 +9,7 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import models
 from django.db.models import Exists, OuterRef, Q, Subquery
 
+from catalogue.models import Author
 from profiles.collaboration.services import (
     DECLINED_RECENTLY,
     blocks_of,
@@ -20,7 +21,6 @@ from profiles.collaboration.services import (
     other_name,
 )
 from profiles.models import Block, Invitation, Message, Notification, Profile
-from publications.models import Author
 
 
 class _Count(Subquery):

@@ -20,11 +20,11 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
+from catalogue.models import Author, Authorship, LinkConstraint, Source, Work
+from catalogue.signals import authors_changed
+from curation import audit_record
 from profiles.models import Block, Invitation, Message, Notification, Profile, Report
 from profiles.signals import report_upheld
-from publications.curation import audit_record
-from publications.models import Author, Authorship, LinkConstraint, Source, Work
-from publications.signals import authors_changed
 
 # Per signed-in user; pages and API alike.
 INVITE_RATE = "10/d"
@@ -384,7 +384,7 @@ def report_uphold(*, report: Report, actor: AbstractBaseUser) -> Report:
             author_id = report.author_id
 
             def follow_up() -> None:
-                from publications import tasks
+                from ingestion import tasks
 
                 tasks.refresh_author_metrics.delay([author_id])
                 authors_changed.send(sender=Report, author_ids=[author_id])

@@ -16,6 +16,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from catalogue.models import Work
 from config.ratelimits import ratelimit
 from profiles.collaboration import selectors as collab_selectors
 from profiles.collaboration import services as collab
@@ -30,7 +31,6 @@ from profiles.collaboration.services import CollaborationError
 from profiles.models import Block, Invitation, Notification
 from profiles.panels import panel_context
 from profiles.view_helpers import author_or_404, back_url, partial, rate_from
-from publications.models import Work
 
 NOTIFICATIONS_PER_PAGE = 30
 

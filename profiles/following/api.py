@@ -17,11 +17,11 @@ from rest_framework.authentication import SessionAuthentication, TokenAuthentica
 from rest_framework.exceptions import APIException
 from rest_framework.response import Response
 
+from catalogue.models import Author
 from config.api import ID_PATTERN, StrictQueryParams
 from config.ratelimits import ratelimit
 from profiles.following import services as following
 from profiles.models import Follow
-from publications.models import Author
 
 
 class FollowRefused(APIException):

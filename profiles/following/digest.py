@@ -22,11 +22,11 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 
+from catalogue import selectors
+from catalogue.models import Citation, Work
 from config.sites import absolute_url
 from profiles.following.services import new_citations_for, new_works_for
 from profiles.models import Preferences
-from publications import selectors
-from publications.models import Citation, Work
 
 logger = logging.getLogger("profiles")
 

@@ -19,11 +19,11 @@ from django.db import transaction
 from django.db.models import Count, F, Q, QuerySet
 from django.utils import timezone
 
+from catalogue import metrics, selectors
+from catalogue.display import clip_line
+from catalogue.models import Author, Authorship, Citation, Work
 from profiles.models import Claim, Follow, Notification, Preferences, Profile
 from profiles.signals import follow_changed
-from publications import metrics, selectors
-from publications.display import clip_line
-from publications.models import Author, Authorship, Citation, Work
 
 # Follow and unfollow, per signed-in user (pages and API together).
 FOLLOW_RATE = "120/h"

@@ -13,13 +13,13 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from catalogue.models import Author
 from config.ratelimits import ratelimit
 from profiles.following import services as following
 from profiles.following.forms import DigestForm
 from profiles.following.services import FollowError
 from profiles.panels import follow_fragment
 from profiles.view_helpers import author_or_404, back_url, partial, rate_from, sign_in_redirect
-from publications.models import Author
 
 
 def _follow_answer(request: HttpRequest, author: Author, error: str = "") -> HttpResponse:

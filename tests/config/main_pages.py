@@ -11,11 +11,11 @@ from django.core.management import call_command
 from django.urls import reverse
 from django.utils import timezone
 
+from catalogue.models import Author, AuthorInstitution, Topic, Venue, WorkTopic
 from profiles.claims import ownership
 from profiles.collaboration import services as collaboration
 from profiles.following import services as following
 from profiles.models import Claim, Profile
-from publications.models import Author, AuthorInstitution, Topic, Venue, WorkTopic
 from tests.factories import InstitutionFactory, UserFactory
 
 

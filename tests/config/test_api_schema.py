@@ -10,7 +10,7 @@ from drf_spectacular.generators import SchemaGenerator
 from openapi_spec_validator import validate
 from rest_framework import serializers
 
-from publications import api as publications_api
+from pages.api import works as publications_api
 
 pytestmark = pytest.mark.django_db
 
@@ -97,7 +97,7 @@ def test_a_file_import_is_refused_through_the_api_in_the_error_shape(client, sta
 
 
 def test_a_listed_file_import_matches_the_schema(client, staff):
-    from publications.models import ImportRun
+    from catalogue.models import ImportRun
 
     ImportRun.objects.create(source="openalex", kind="file", parameters={"paths": ["x"]})
     client.force_login(staff)

@@ -14,10 +14,10 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from drf_spectacular.generators import SchemaGenerator
 
+from catalogue.models import ImportRun, Topic
 from config.api import Pagination
 from graph.neighbourhood import SHOWABLE
 from profiles.models import Follow
-from publications.models import ImportRun, Topic
 from tests.config.test_api import ERROR_KEYS
 from tests.factories import AuthorshipFactory, InstitutionFactory, WorkFactory
 from tests.people import person, signed_in, with_orcid

@@ -5,7 +5,7 @@ from celery.signals import before_task_publish
 from django.conf import settings
 
 from config.celery import app
-from publications import tasks
+from ingestion import tasks
 
 
 def test_only_json_is_accepted():

@@ -13,7 +13,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from publications.models import Topic, WorkTopic
+from catalogue.models import Topic, WorkTopic
 from tests.factories import AuthorshipFactory, InstitutionFactory, VenueFactory
 from tests.people import signed_in
 

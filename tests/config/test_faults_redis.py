@@ -17,11 +17,11 @@ from allauth.account.models import EmailAddress
 from django.core.cache import cache
 from django.test import override_settings
 
+from catalogue.models import ImportRun
 from config import cache as fallback_cache
 from config import celery as celery_module
 from config.celery import app as celery_app
-from publications import tasks
-from publications.models import ImportRun
+from ingestion import tasks
 from tests.factories import AuthorFactory, AuthorshipFactory, WorkFactory
 from tests.own_redis import own_redis  # noqa: F401 - a fixture
 from tests.people import PASSWORD, person

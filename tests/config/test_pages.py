@@ -56,7 +56,7 @@ def test_server_error_page_is_styled_and_api_errors_are_json(rf):
 
 
 def test_unhandled_api_exception_answers_the_error_shape(monkeypatch):
-    from publications import api
+    from pages.api import works as api
 
     def explode(*args, **kwargs):
         raise RuntimeError("boom")

@@ -14,7 +14,7 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from config import env, sites
-from publications import pagecache
+from pages import cache as pagecache
 from tests.config.test_settings import PRODUCTION, ROOT, manage
 from tests.factories import AuthorFactory, AuthorshipFactory
 

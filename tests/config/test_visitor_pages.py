@@ -64,7 +64,7 @@ def test_a_pinned_work_outside_the_filters_or_hidden_is_not_shown(held_record):
 
 
 def test_pins_lead_only_the_first_page(held_record, settings, monkeypatch):
-    from profiles import selectors
+    from pages import researcher_page as selectors
 
     author, profile, member = held_record
     monkeypatch.setattr(selectors, "WORKS_PER_PAGE", 2)

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from publications.models import Author, Institution, MergeCandidate, Topic, Venue, Work
+from catalogue.models import Author, Institution, MergeCandidate, Topic, Venue, Work
 
 FEATURES = Path(__file__).resolve().parents[2] / "docs" / "FEATURES.md"
 STAFF = "staff"
@@ -26,7 +26,7 @@ STAFF = "staff"
 class Check:
     path: Callable[[], str]
     expect: tuple[tuple[str, str | None], ...]
-    user: str | None = None  # a key of publications/demo/people.json, STAFF, or a visitor
+    user: str | None = None  # a key of devtools/demo/people.json, STAFF, or a visitor
     absent: tuple[tuple[str, str], ...] = field(default=())
 
 

@@ -4,8 +4,8 @@ so no column is cut off and the page never scrolls sideways."""
 
 import pytest
 
+from catalogue.models import ImportRun
 from profiles.models import Claim
-from publications.models import ImportRun
 from tests.e2e.conftest import SCREENSHOTS, signed_in
 from tests.factories import AuthorFactory, UserFactory
 

@@ -6,7 +6,7 @@ from datetime import date
 
 import pytest
 
-from publications.models import Citation, Work
+from catalogue.models import Citation, Work
 from tests.factories import AuthorshipFactory, WorkFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -10,8 +10,8 @@ from django.core import mail
 from django.core.management import call_command
 from playwright.sync_api import expect
 
+from catalogue.models import Author
 from profiles.models import Claim
-from publications.models import Author
 from tests.e2e.conftest import SCREENSHOTS
 from tests.people import person
 

@@ -6,7 +6,7 @@ from django.core.management import call_command
 from django.urls import reverse
 from playwright.sync_api import expect
 
-from publications.models import Author
+from catalogue.models import Author
 from tests.factories import UserFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

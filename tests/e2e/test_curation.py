@@ -3,7 +3,7 @@
 import pytest
 from playwright.sync_api import expect
 
-from publications.models import Author, MergeCandidate, Work
+from catalogue.models import Author, MergeCandidate, Work
 from tests.factories import AuthorshipFactory, InstitutionFactory, UserFactory, WorkFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

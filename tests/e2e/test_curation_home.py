@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
+from catalogue.models import ImportProblem, ImportRun, Work
 from profiles.models import Claim
-from publications.models import ImportProblem, ImportRun, Work
 from tests.e2e.test_curation import log_in
 from tests.e2e.test_graph_explorer import AXE, DESKTOP, PHONE
 from tests.factories import AuthorFactory, UserFactory

@@ -9,8 +9,8 @@ screenshots of the first researcher page at a desktop's and a phone's width.
 import pytest
 from django.core.management import call_command
 
-from profiles.demo_people import demo_accounts
-from publications.models import Author
+from catalogue.models import Author
+from devtools.demo_people import demo_accounts
 from tests.e2e.conftest import SCREENSHOTS, signed_in
 from tests.e2e.demo_features import CHECKS, GENNADY, STAFF, Check, feature_rows
 from tests.factories import UserFactory

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from publications.models import AuthorInstitution, Institution, Topic, Venue, WorkTopic
+from catalogue.models import AuthorInstitution, Institution, Topic, Venue, WorkTopic
 from tests.factories import (
     AuthorFactory,
     AuthorshipFactory,

@@ -5,8 +5,8 @@ import pytest
 from django.test import Client
 from playwright.sync_api import expect
 
+from catalogue.metrics import author_metrics_refresh
 from profiles.following import services as following
-from publications.metrics import author_metrics_refresh
 from tests.factories import AuthorFactory, AuthorshipFactory, WorkFactory
 from tests.people import person
 

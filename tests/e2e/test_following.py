@@ -10,8 +10,8 @@ from django.test import Client
 from django.utils import timezone
 from playwright.sync_api import expect
 
+from catalogue.models import Author
 from profiles.models import Claim, Follow, Invitation, Profile
-from publications.models import Author
 from tests.e2e.conftest import SCREENSHOTS
 from tests.people import PASSWORD, person
 

@@ -7,7 +7,7 @@ from django.core.cache import cache
 from django.core.management import call_command
 from playwright.sync_api import expect
 
-from publications.models import Author
+from catalogue.models import Author
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -8,8 +8,8 @@ from django.core.cache import cache
 from django.core.management import call_command
 from playwright.sync_api import expect
 
+from catalogue.models import Author
 from graph import svg
-from publications.models import Author
 from tests.e2e.conftest import SCREENSHOTS
 from tests.graph.conftest import crowded_researcher
 

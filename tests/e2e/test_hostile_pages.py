@@ -17,9 +17,9 @@ import json
 import pytest
 from django.urls import reverse
 
-from publications.importing.dispatch import import_run_create
-from publications.importing.execution import import_run_execute
-from publications.models import ImportRun, Work
+from catalogue.models import ImportRun, Work
+from ingestion.importing.dispatch import import_run_create
+from ingestion.importing.execution import import_run_execute
 from tests.hostile import hostile_arxiv_feed, write_hostile_snapshot
 from tests.hostile_pages import export_urls, feed_urls, raw_rows, record_pages
 

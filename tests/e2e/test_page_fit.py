@@ -4,9 +4,9 @@ as read (a select never widens the page; a checkbox sits on its label's line).""
 import pytest
 from django.core.management import call_command
 
+from catalogue.models import Author
 from profiles.claims.services import claim_approve
 from profiles.models import Claim
-from publications.models import Author
 from tests.e2e.conftest import signed_in
 from tests.factories import AuthorFactory, UserFactory
 from tests.people import person

@@ -4,7 +4,7 @@ import pytest
 from django.core.management import call_command
 from playwright.sync_api import expect
 
-from publications.models import Author, AuthorMetrics, Work
+from catalogue.models import Author, AuthorMetrics, Work
 from tests.e2e.conftest import SCREENSHOTS, WORDS_CUT
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

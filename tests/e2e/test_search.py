@@ -51,7 +51,7 @@ def test_searching_a_name_and_filtering_works(demo, live_server, page, screensho
 def test_an_id_in_the_search_box_opens_its_page_and_a_list_downloads(
     demo, live_server, page, screenshot
 ):
-    from publications.models import Work
+    from catalogue.models import Work
 
     work = Work.objects.visible().exclude(doi=None).order_by("id").first()
     author = work.authorships.order_by("position").first().author

@@ -5,7 +5,7 @@ import re
 import pytest
 from django.core.management import call_command
 
-from publications.models import Author
+from catalogue.models import Author
 from tests.e2e.conftest import SCREENSHOTS
 from trust.models import TrustScore
 

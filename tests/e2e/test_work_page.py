@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from publications.models import Work
+from catalogue.models import Work
 from tests.factories import AuthorFactory, AuthorshipFactory, WorkFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import pytest
 
+from catalogue.models import Author, Work
 from graph import edges
-from publications.models import Author, Work
 from tests.factories import AuthorFactory, AuthorshipFactory, InstitutionFactory, WorkFactory
 
 AUTHORSHIPS = {

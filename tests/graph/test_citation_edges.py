@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
+from catalogue.models import Author, Citation, WorkSimilarity
 from graph import neighbourhood, paper, svg
 from graph.neighbourhood import EXPLORER, KINDS, Filters
-from publications.models import Author, Citation, WorkSimilarity
 
 pytestmark = pytest.mark.django_db
 

@@ -2,10 +2,10 @@
 
 import pytest
 
+from catalogue.models import Authorship
+from catalogue.signals import authors_changed
 from graph import edges, services
 from graph.models import CoauthorEdge
-from publications.models import Authorship
-from publications.signals import authors_changed
 from tests.factories import AuthorFactory, AuthorshipFactory, WorkFactory
 from tests.graph.conftest import link
 
@@ -175,7 +175,7 @@ def raw_edges() -> set[tuple]:
 
 
 def test_a_curation_decision_updates_the_edges(known, django_capture_on_commit_callbacks):
-    from publications import curation
+    import curation
 
     dee = known.people["dee"]
     with django_capture_on_commit_callbacks(execute=True):
@@ -196,8 +196,8 @@ def test_an_empty_list_of_works_changes_no_edge(known):
 
 
 def test_an_author_record_marked_deleted_names_the_authors_works(known, monkeypatch):
-    from publications.ingest.author_records import ingest_authors
-    from publications.records import AuthorRecord
+    from ingestion.ingest.author_records import ingest_authors
+    from ingestion.records import AuthorRecord
 
     dee = known.people["dee"]
     dee.openalex_id = "A999"
@@ -224,16 +224,16 @@ def test_an_author_record_marked_deleted_names_the_authors_works(known, monkeypa
 def test_an_import_counts_the_edges_of_the_works_it_wrote():
     from pathlib import Path
 
-    from publications.importing.dispatch import import_run_create
-    from publications.importing.execution import import_run_execute
-    from publications.models import Work
+    from catalogue.models import Work
+    from ingestion.importing.dispatch import import_run_create
+    from ingestion.importing.execution import import_run_execute
 
     sent = []
 
     def listener(sender, author_ids=(), work_ids=None, **kwargs):
         sent.append(set(work_ids))
 
-    demo = Path(__file__).parents[2] / "publications" / "demo" / "openalex" / "works.json"
+    demo = Path(__file__).parents[2] / "devtools" / "demo" / "openalex" / "works.json"
     authors_changed.connect(listener, dispatch_uid="test-listener")
     try:
         run = import_run_create(

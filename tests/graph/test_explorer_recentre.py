@@ -7,9 +7,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
+from catalogue.models import Source, Topic, Work, WorkSimilarity, WorkTopic
 from graph.crowd import EXPLORER_CAPS
 from graph.paper import PAPER_EXPLORER
-from publications.models import Source, Topic, Work, WorkSimilarity, WorkTopic
 from tests.factories import AuthorFactory, AuthorshipFactory, InstitutionFactory, WorkFactory
 from tests.graph.conftest import link
 

@@ -2,9 +2,9 @@
 
 import pytest
 
+from catalogue.models import Author, AuthorMetrics
 from graph import neighbourhood, svg
 from graph.neighbourhood import EXPLORER, SLICE, Filters
-from publications.models import Author, AuthorMetrics
 from tests.factories import AuthorFactory, WorkFactory
 from tests.graph.conftest import link
 

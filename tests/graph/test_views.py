@@ -3,9 +3,9 @@
 import pytest
 from django.urls import reverse
 
+from catalogue.models import Author
+from catalogue.signals import authors_changed
 from graph import services, tasks
-from publications.models import Author
-from publications.signals import authors_changed
 from tests.factories import AuthorFactory, WorkFactory
 from tests.graph.conftest import link
 

@@ -7,9 +7,9 @@ from types import SimpleNamespace
 import pytest
 from rest_framework.authtoken.models import Token
 
+from catalogue.models import ImportRun, MergeCandidate
 from profiles.claims import ownership
 from profiles.models import Block, Claim, Invitation, Message, Notification, Profile, Report
-from publications.models import ImportRun, MergeCandidate
 from tests.factories import AuthorFactory, AuthorshipFactory, WorkFactory, grant
 from tests.people import person
 from tests.permissions.table import (

@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from catalogue.models import AuditEvent, ImportRun, MergeCandidate
 from profiles.models import Report
-from publications.models import AuditEvent, ImportRun, MergeCandidate
 from tests.permissions.table import (
     DECIDERS,
     GRANTED,

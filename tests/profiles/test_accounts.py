@@ -12,10 +12,10 @@ from django.core import mail
 from django.urls import reverse
 from responses import matchers
 
+from catalogue.models import AuthorInstitution
 from profiles.claims import proof
 from profiles.claims import services as claims
 from profiles.models import Claim
-from publications.models import AuthorInstitution
 from tests.factories import AuthorFactory, InstitutionFactory
 from tests.people import ORCID, person
 

@@ -3,11 +3,11 @@
 import pytest
 from django.urls import reverse
 
+from catalogue.models import AuditEvent, Authorship, LinkConstraint
 from profiles.collaboration import services as collab
 from profiles.collaboration.services import CollaborationError
 from profiles.models import Block, Invitation, Report
 from profiles.signals import report_upheld
-from publications.models import AuditEvent, Authorship, LinkConstraint
 from tests.factories import AuthorFactory
 from tests.people import signed_in
 from tests.profiles.invitations import MESSAGE, TOPIC

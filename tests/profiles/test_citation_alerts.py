@@ -9,13 +9,13 @@ from django.core import mail
 from django.urls import reverse
 from django.utils import timezone
 
+from catalogue.models import Citation
+from ingestion.ingest.works import ingest_works
+from ingestion.records import WorkRecord
 from profiles.following import digest
 from profiles.following import services as following
 from profiles.following.services import FollowError
 from profiles.models import Follow, Notification, Preferences
-from publications.ingest.works import ingest_works
-from publications.models import Citation
-from publications.records import WorkRecord
 from tests.factories import AuthorFactory, WorkFactory
 from tests.profiles.claim_people import person
 from tests.profiles.social_people import work_of

@@ -16,11 +16,11 @@ from django.db import connection
 from django.urls import reverse
 from django.utils import timezone
 
+from catalogue.models import AuditEvent, AuthorInstitution
 from profiles.claims import ownership
 from profiles.claims import services as claims
 from profiles.claims.services import ClaimError
 from profiles.models import Claim, Profile
-from publications.models import AuditEvent, AuthorInstitution
 from tests.factories import AuthorFactory, AuthorshipFactory, InstitutionFactory, WorkFactory
 from tests.people import ORCID, person, with_orcid
 from trust import services

@@ -3,12 +3,12 @@
 import pytest
 from django.urls import reverse
 
+from catalogue.models import AuditEvent, AuthorInstitution
 from profiles.claims import proof
 from profiles.claims import services as claims
 from profiles.claims.services import ClaimError
 from profiles.models import Claim, Profile
 from profiles.signals import claim_changed
-from publications.models import AuditEvent, AuthorInstitution
 from tests.factories import (
     AuthorFactory,
     AuthorshipFactory,

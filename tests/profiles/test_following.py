@@ -10,14 +10,14 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
+from catalogue.metrics import author_metrics_refresh
+from catalogue.models import AuthorMetrics
+from catalogue.signals import authors_changed
 from profiles.collaboration import selectors as collab_selectors
 from profiles.following import services as following
 from profiles.following.services import FollowError
 from profiles.models import Claim, Follow, Notification, Preferences
 from profiles.signals import claim_changed, follow_changed
-from publications.metrics import author_metrics_refresh
-from publications.models import AuthorMetrics
-from publications.signals import authors_changed
 from tests.factories import AuthorFactory
 from tests.people import ORCIDS, holds, person, researcher, work_of
 
@@ -262,7 +262,7 @@ def test_follower_can_unfollow(author, follower):
 
 def _render_section(author, user) -> tuple[str, int]:
     """The follow box and the collaboration panel, from their states to their HTML."""
-    from publications.models import Author
+    from catalogue.models import Author
 
     author = Author.objects.select_related("profile", "metrics").get(pk=author.pk)
     with CaptureQueriesContext(connection) as queries:

@@ -8,14 +8,14 @@ from django.test import Client
 from django.urls import reverse
 from responses import matchers
 
+from catalogue.models import AuditEvent, Author, Authorship, ImportRun, LinkConstraint, Work
+from ingestion.importing.dispatch import import_run_create
+from ingestion.importing.execution import import_run_execute
+from ingestion.sources.arxiv import fetching as arxiv_source
+from ingestion.sources.openalex import fetching as openalex_source
 from profiles.claims import ownership
 from profiles.claims.services import ClaimError
 from profiles.models import Profile
-from publications.importing.dispatch import import_run_create
-from publications.importing.execution import import_run_execute
-from publications.models import AuditEvent, Author, Authorship, ImportRun, LinkConstraint, Work
-from publications.sources.arxiv import fetching as arxiv_source
-from publications.sources.openalex import fetching as openalex_source
 from tests.factories import AuthorFactory, AuthorshipFactory, WorkFactory
 from tests.people import holds, person
 

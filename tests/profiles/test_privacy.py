@@ -7,12 +7,12 @@ from django.apps import apps
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
+from catalogue.models import AuditEvent
 from profiles.claims.services import claim_withdraw
 from profiles.collaboration import selectors as collab_selectors
 from profiles.collaboration import services as collab
 from profiles.collaboration.services import CollaborationError
 from profiles.models import Claim, Invitation, Message, Profile, Report
-from publications.models import AuditEvent
 from tests.factories import grant
 from tests.people import ORCIDS, person, researcher, signed_in
 

@@ -2,10 +2,10 @@
 
 import pytest
 
+from catalogue.models import ImportRun
 from config.celery import app as celery_app
 from profiles.models import Follow, Profile
 from profiles.tasks import refresh_tracked_authors
-from publications.models import ImportRun
 from tests.factories import AuthorFactory, UserFactory
 
 pytestmark = pytest.mark.django_db

@@ -4,8 +4,8 @@ import re
 
 import pytest
 
-from publications.metrics import author_metrics_refresh
-from publications.models import AuthorInstitution
+from catalogue.metrics import author_metrics_refresh
+from catalogue.models import AuthorInstitution
 from tests.factories import AuthorFactory, AuthorshipFactory, InstitutionFactory, WorkFactory
 
 pytestmark = pytest.mark.django_db

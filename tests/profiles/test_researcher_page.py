@@ -7,11 +7,11 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from profiles.charts import citations_chart, nice_step
+from catalogue.identifiers import normalize_title
+from catalogue.metrics import author_metrics_refresh
+from catalogue.models import Author, AuthorMetrics, Authorship, Source, Topic, Work, WorkTopic
+from pages.charts import citations_chart, nice_step
 from profiles.models import Profile
-from publications.identifiers import normalize_title
-from publications.metrics import author_metrics_refresh
-from publications.models import Author, AuthorMetrics, Authorship, Source, Topic, Work, WorkTopic
 from tests.factories import (
     AuthorFactory,
     AuthorshipFactory,

@@ -5,12 +5,12 @@ import json
 import pytest
 from django.test import Client
 
+from catalogue.metrics import author_followers_refresh
+from catalogue.models import Author
+from ingestion.importing.dispatch import import_run_create
+from ingestion.importing.execution import import_run_execute
+from pages import cache as pagecache
 from profiles.models import Claim, Follow
-from publications import pagecache
-from publications.importing.dispatch import import_run_create
-from publications.importing.execution import import_run_execute
-from publications.metrics import author_followers_refresh
-from publications.models import Author
 from tests.factories import AuthorFactory, AuthorshipFactory, UserFactory, WorkFactory
 from trust import services as trust
 

@@ -8,9 +8,9 @@ from django.middleware.csrf import get_token
 from django.test import Client, RequestFactory
 from django.test.utils import CaptureQueriesContext
 
+from pages import cache as pagecache
 from profiles.claims.ownership import work_pin
 from profiles.models import Follow, Profile
-from publications import pagecache
 from tests.people import signed_in, work_of
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("page_cache")]

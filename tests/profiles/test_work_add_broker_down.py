@@ -11,10 +11,10 @@ import responses
 from django.urls import reverse
 from responses import matchers
 
+from catalogue.models import AuditEvent, ImportRun, Work
 from config.celery import app as celery_app
+from ingestion import tasks
 from profiles.claims import ownership
-from publications import tasks
-from publications.models import AuditEvent, ImportRun, Work
 from tests.config.test_faults_redis import redis_site  # noqa: F401 - a fixture
 from tests.own_redis import own_redis  # noqa: F401 - a fixture
 from tests.profiles.test_ownership import (
@@ -105,7 +105,7 @@ def test_a_run_that_ends_again_links_once(
     monkeypatch,
 ):
     """Not found when the run first failed; linked (once) after a retry that found it."""
-    from publications.sources.openalex import fetching as openalex_source
+    from ingestion.sources.openalex import fetching as openalex_source
 
     monkeypatch.setattr(openalex_source, "RETRY_BACKOFF", 0)
     redis_site.stop()

@@ -17,9 +17,9 @@ from datetime import date, timedelta
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 
+from catalogue import models as pub
 from graph.models import CoauthorEdge
 from profiles.models import Block, Claim, Follow, Notification, Preferences, Profile, Report
-from publications import models as pub
 from trust.models import Level, Tier, TrustScore, TrustScoreHistory
 
 SIZE = 3000  # authors of a large collaboration's paper (ATLAS and CMS papers have more)

@@ -4,7 +4,7 @@ and planner statistics that describe the test's own tables (for search)."""
 import pytest
 from django.db import connection
 
-from publications.models import Author, AuthorInstitution, SourceRecord, Work, WorkSearch
+from catalogue.models import Author, AuthorInstitution, SourceRecord, Work, WorkSearch
 from tests.factories import (
     AuthorFactory,
     AuthorshipFactory,

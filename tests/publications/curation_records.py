@@ -1,7 +1,7 @@
 """Records the curation tests talk about: payloads to import, and what to compare."""
 
-from publications.importing import ingesting
-from publications.models import Authorship
+from catalogue.models import Authorship
+from ingestion.importing import ingesting
 
 TITLE = "Quantum widgets on a square lattice"
 

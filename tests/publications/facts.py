@@ -6,9 +6,9 @@ import json
 from itertools import count
 from xml.sax.saxutils import escape
 
-from publications.importing.dispatch import import_run_create
-from publications.importing.execution import import_run_execute
-from publications.models import ImportRun
+from catalogue.models import ImportRun
+from ingestion.importing.dispatch import import_run_create
+from ingestion.importing.execution import import_run_execute
 
 _names = count(1)
 

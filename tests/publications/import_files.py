@@ -2,9 +2,9 @@
 
 import json
 
-from publications.importing.dispatch import import_run_create
-from publications.importing.execution import import_run_execute
-from publications.models import Authorship, MergeCandidate, Work
+from catalogue.models import Authorship, MergeCandidate, Work
+from ingestion.importing.dispatch import import_run_create
+from ingestion.importing.execution import import_run_execute
 
 SNAPSHOT = "openalex/snapshot/works__updated_date=2021-11-03__part_000.jsonl"
 

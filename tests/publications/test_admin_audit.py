@@ -11,11 +11,11 @@ from django.contrib import admin
 from django.forms.models import model_to_dict
 from django.urls import reverse
 
-from publications import curation
-from publications.admin_audit import AuditedModelAdmin, record_name
-from publications.curation import undo
-from publications.metrics import author_metrics_refresh
-from publications.models import AuditEvent, AuthorMetrics, Institution, Work
+import curation
+from catalogue.metrics import author_metrics_refresh
+from catalogue.models import AuditEvent, AuthorMetrics, Institution, Work
+from curation import undo
+from curation.admin.audit import AuditedModelAdmin, record_name
 from tests.factories import AuthorshipFactory, InstitutionFactory, UserFactory, WorkFactory
 
 INLINE_FIELDS = [
@@ -155,7 +155,7 @@ def test_every_action_name_in_the_code_has_one_form():
 
 
 def test_old_rows_are_renamed_to_the_one_form():
-    migration = importlib.import_module("publications.migrations.0019_audit_action_names")
+    migration = importlib.import_module("catalogue.migrations.0019_audit_action_names")
     staff = UserFactory()
     merged = AuditEvent.objects.create(
         actor=staff, action="author.merge", target_type="publications.author", target_id="1"

@@ -6,8 +6,8 @@ import pytest
 from django.contrib.auth.models import Permission
 from django.urls import reverse
 
+from catalogue.models import ImportProblem, ImportRun, MergeCandidate
 from profiles.models import Claim, Report
-from publications.models import ImportProblem, ImportRun, MergeCandidate
 from tests.factories import AuthorFactory, UserFactory, WorkFactory
 
 pytestmark = pytest.mark.django_db

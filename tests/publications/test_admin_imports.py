@@ -9,9 +9,9 @@ from django.contrib.auth.models import Permission
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from publications.importing.dispatch import import_run_create
-from publications.importing.execution import import_run_execute
-from publications.models import AuditEvent, ImportRun, Work
+from catalogue.models import AuditEvent, ImportRun, Work
+from ingestion.importing.dispatch import import_run_create
+from ingestion.importing.execution import import_run_execute
 from tests.factories import UserFactory
 from tests.publications.curation_records import openalex_work
 
@@ -177,7 +177,7 @@ def test_without_a_broker_the_form_returns_at_once_and_the_run_goes_on_in_the_ba
     client.force_login(UserFactory(username="curator2", is_staff=True, is_superuser=True))
     started = threading.Event()
     release = threading.Event()
-    from publications.importing import execution
+    from ingestion.importing import execution
 
     real = execution.import_run_execute
 
@@ -208,7 +208,7 @@ def test_without_a_broker_the_form_returns_at_once_and_the_run_goes_on_in_the_ba
 
 @pytest.mark.django_db(transaction=True)
 def test_a_run_that_fails_at_once_is_never_called_queued(client, uploads_dir, monkeypatch):
-    from publications.importing import positions
+    from ingestion.importing import positions
 
     def broken(*args, **kwargs):
         raise OSError("disk gone")

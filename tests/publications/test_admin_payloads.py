@@ -7,8 +7,8 @@ from django.db import connection
 from django.urls import reverse
 from django.utils import timezone
 
-from publications.admin_display import pretty_json
-from publications.models import ImportProblem, SourceRecord
+from catalogue.models import ImportProblem, SourceRecord
+from curation.admin.display import pretty_json
 
 pytestmark = pytest.mark.django_db
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from publications.models import AuditEvent, ImportRun
+from catalogue.models import AuditEvent, ImportRun
 from tests.factories import UserFactory, grant
 
 pytestmark = pytest.mark.django_db

@@ -5,8 +5,8 @@ from datetime import date
 import pytest
 from django.core.management import call_command
 
-from publications.metrics import author_metrics_refresh
-from publications.models import Funder, Grant, Source, Topic, WorkTopic
+from catalogue.metrics import author_metrics_refresh
+from catalogue.models import Funder, Grant, Source, Topic, WorkTopic
 from tests.factories import (
     AuthorFactory,
     AuthorshipFactory,

@@ -10,9 +10,9 @@ import requests
 import responses
 from responses import matchers
 
-from publications.records import MappingError, SourceError
-from publications.sources.arxiv import feed as atom
-from publications.sources.arxiv import fetching, mapping
+from ingestion.records import MappingError, SourceError
+from ingestion.sources.arxiv import feed as atom
+from ingestion.sources.arxiv import fetching, mapping
 
 API = "https://export.arxiv.org/api/query"
 

@@ -31,17 +31,17 @@ from django.db import transaction
 from django.test import RequestFactory
 from django.urls import reverse
 
-from publications.admin_limits import DELETED_SHOWN, ROWS_SHOWN, CappedInlineFormSet
-from publications.api import FIRST_ROWS
-from publications.byline_reads import LISTED
-from publications.models import Authorship, UnlinkedAuthorship, Work
-from publications.selectors import (
+from catalogue.byline_reads import LISTED
+from catalogue.models import Authorship, UnlinkedAuthorship, Work
+from catalogue.selectors import (
     BYLINE_PAGE,
     BYLINES_SHOWN,
     FUNDERS_SHOWN,
     TOPICS_SHOWN,
     works_with_authors,
 )
+from curation.admin.limits import DELETED_SHOWN, ROWS_SHOWN, CappedInlineFormSet
+from pages.api.works import FIRST_ROWS
 from tests.factories import AuthorFactory, WorkFactory
 from tests.publications.big_records import MANY, SIZE, big_world
 

@@ -14,10 +14,10 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
-from publications.importing.dispatch import import_run_create
-from publications.importing.execution import import_run_execute
-from publications.models import AuthorMetrics, Citation, Work
-from publications.sources.openalex.mapping import map_work
+from catalogue.models import AuthorMetrics, Citation, Work
+from ingestion.importing.dispatch import import_run_create
+from ingestion.importing.execution import import_run_execute
+from ingestion.sources.openalex.mapping import map_work
 
 pytestmark = pytest.mark.django_db
 

@@ -9,8 +9,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from publications.metrics import author_metrics_refresh
-from publications.models import Citation, Work
+from catalogue.metrics import author_metrics_refresh
+from catalogue.models import Citation, Work
 from tests.factories import AuthorshipFactory, WorkFactory
 
 pytestmark = pytest.mark.django_db

@@ -3,9 +3,9 @@
 import pytest
 from django.db import IntegrityError, transaction
 
+from catalogue.models import Authorship, MergeCandidate, Source
 from graph.models import CoauthorEdge
 from profiles.models import Claim
-from publications.models import Authorship, MergeCandidate, Source
 from tests.factories import AuthorFactory, AuthorshipFactory, UserFactory, WorkFactory
 
 pytestmark = pytest.mark.django_db

@@ -12,19 +12,19 @@ from statistics import median
 
 import pytest
 
-from bench.corpus import (
+from catalogue.identifiers import (
+    arxiv_id_from_doi,
+    normalize_arxiv_id,
+    normalize_doi,
+    normalize_orcid,
+)
+from devtools.corpus import (
     REQUIRED_KEYS,
     CorpusGenerator,
     generate_works,
     main,
     synthetic_orcid,
     write_corpus,
-)
-from publications.identifiers import (
-    arxiv_id_from_doi,
-    normalize_arxiv_id,
-    normalize_doi,
-    normalize_orcid,
 )
 
 N = 4000

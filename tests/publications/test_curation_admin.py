@@ -4,8 +4,8 @@ import pytest
 from django.contrib.auth.models import Permission
 from django.urls import reverse
 
-from publications import curation
-from publications.models import (
+import curation
+from catalogue.models import (
     AuditEvent,
     Author,
     ImportProblem,

@@ -2,8 +2,8 @@
 
 import pytest
 
-from publications import curation
-from publications.models import (
+import curation
+from catalogue.models import (
     AuditEvent,
     Author,
     AuthorInstitution,

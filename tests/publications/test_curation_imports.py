@@ -4,18 +4,18 @@ import json
 
 import pytest
 
-from publications import curation
-from publications.importing.dispatch import import_run_create
-from publications.importing.execution import import_run_execute
-from publications.importing.requesting import Via, import_run_request
-from publications.models import (
+import curation
+from catalogue.models import (
     AuditEvent,
     ImportProblem,
     ImportRun,
     Work,
 )
-from publications.records import MappingError
-from publications.sources.openalex import mapping as openalex
+from ingestion.importing.dispatch import import_run_create
+from ingestion.importing.execution import import_run_execute
+from ingestion.importing.requesting import Via, import_run_request
+from ingestion.records import MappingError
+from ingestion.sources.openalex import mapping as openalex
 from tests.publications.curation_records import openalex_work
 
 pytestmark = pytest.mark.django_db

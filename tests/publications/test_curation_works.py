@@ -2,14 +2,14 @@
 
 import pytest
 
-from publications import curation
-from publications.importing.requesting import Via, import_run_request
-from publications.models import (
+import curation
+from catalogue.models import (
     AuditEvent,
     LinkConstraint,
     MergeCandidate,
     Work,
 )
+from ingestion.importing.requesting import Via, import_run_request
 from tests.publications.curation_records import authorships, ingest
 
 pytestmark = pytest.mark.django_db

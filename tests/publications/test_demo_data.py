@@ -1,4 +1,4 @@
-"""The demo data set is well formed and keeps to the rules in publications/demo/README.md."""
+"""The demo data set is well formed and keeps to the rules in devtools/demo/README.md."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
-from publications.identifiers import arxiv_id_from_doi, normalize_arxiv_id, normalize_title
+from catalogue.identifiers import arxiv_id_from_doi, normalize_arxiv_id, normalize_title
 
-DEMO = Path(__file__).resolve().parents[2] / "publications" / "demo"
+DEMO = Path(__file__).resolve().parents[2] / "devtools" / "demo"
 NS = {
     "atom": "http://www.w3.org/2005/Atom",
     "arxiv": "http://arxiv.org/schemas/atom",
@@ -284,7 +284,7 @@ def demo_twice_committed(transactional_db):
 
 
 def test_the_demo_imported_twice_keeps_one_record_per_researcher(demo_twice):
-    from publications.models import Author
+    from catalogue.models import Author
 
     for name, count in [("Gennady Pekhimenko", 13), ("Amar Phanishayee", 15)]:
         record = Author.objects.visible().get(display_name=name)
@@ -296,7 +296,7 @@ def test_the_demo_imported_twice_keeps_one_record_per_researcher(demo_twice):
 
 
 def test_the_demo_has_every_arxiv_record_of_seed_001_and_no_arxiv_only_article(demo_twice):
-    from publications.models import Work
+    from catalogue.models import Work
 
     ids = set(Work.objects.exclude(arxiv_id=None).values_list("arxiv_id", flat=True))
     assert ids >= SEED_001_ONLY | HIS_ARXIV_ONLY | {"2103.03239", "2102.04285", "2012.00192"}
@@ -308,7 +308,7 @@ def test_the_demo_has_every_arxiv_record_of_seed_001_and_no_arxiv_only_article(d
 
 
 def test_the_demo_keeps_the_coconet_record_of_seed_003(demo_twice):
-    from publications.models import Work
+    from catalogue.models import Work
 
     work = Work.objects.get(title__startswith="Breaking the computation and communication")
     assert work.publication_year == 2022
@@ -327,7 +327,7 @@ def test_the_demo_keeps_the_coconet_record_of_seed_003(demo_twice):
 def test_the_demo_sets_the_coconet_embargo_as_staff_once(demo_twice, client):
     import datetime
 
-    from publications.models import AuditEvent, Work
+    from catalogue.models import AuditEvent, Work
 
     work = Work.objects.get(title__startswith="Breaking the computation and communication")
     assert work.embargo_until == datetime.date(2023, 2, 28)
@@ -355,7 +355,7 @@ def test_a_list_that_ends_in_et_al_is_marked_truncated(works):
 
 
 def test_bylines_say_et_al_where_the_seed_does(demo_twice, client):
-    from publications.models import Author, Work
+    from catalogue.models import Author, Work
 
     blink = Work.objects.get(title__startswith="Blink")
     forecasting = Work.objects.get(title__startswith="Forecasting GPU Performance")
@@ -369,7 +369,7 @@ def test_bylines_say_et_al_where_the_seed_does(demo_twice, client):
 
 
 def test_amar_phanishayees_works_carry_the_categories_of_seed_002(demo_twice, client):
-    from publications.models import Work
+    from catalogue.models import Work
 
     expected = {
         "Efficient Large-Scale Language Model Training": "cs.CL",
@@ -390,7 +390,7 @@ def test_amar_phanishayees_works_carry_the_categories_of_seed_002(demo_twice, cl
 def test_the_demo_researchers_figures_read_the_curated_categories():
     from django.core.management import call_command
 
-    from publications.models import AuthorMetrics
+    from catalogue.models import AuthorMetrics
 
     call_command("demo", stdout=StringIO(), stderr=StringIO())
     amar = AuthorMetrics.objects.get(author__display_name="Amar Phanishayee")
@@ -408,7 +408,7 @@ def test_every_row_of_the_feature_table_has_a_browser_check_and_no_check_is_left
 
 
 def test_the_demo_figures_have_something_to_show(demo_twice_committed):
-    from publications.models import AuthorMetrics, Citation
+    from catalogue.models import AuthorMetrics, Citation
 
     gennady = AuthorMetrics.objects.get(author__openalex_id="A9000000001")
     # Seed 000: 13 works, 9 topics, 4 close collaborators.
@@ -433,8 +433,8 @@ def test_the_demo_figures_have_something_to_show(demo_twice_committed):
 def test_the_demo_people_claim_follow_and_talk_once_however_often_it_runs(
     demo_twice_committed,
 ):
+    from catalogue.models import Author, MergeCandidate
     from profiles.models import Claim, Follow, Invitation, Notification
-    from publications.models import Author, MergeCandidate
     from trust.models import TrustScoreHistory
 
     mira = Author.objects.get(openalex_id="A9800000001")

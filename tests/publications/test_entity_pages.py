@@ -8,7 +8,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from publications.models import AuthorInstitution, Topic, WorkTopic
+from catalogue.models import AuthorInstitution, Topic, WorkTopic
 from tests.factories import (
     AuthorFactory,
     AuthorshipFactory,

@@ -5,8 +5,8 @@ from datetime import date
 
 import pytest
 
-from publications import exports
-from publications.models import Topic, Work, WorkTopic
+from catalogue.models import Topic, Work, WorkTopic
+from exports import work as exports
 from tests.factories import AuthorFactory, AuthorshipFactory, VenueFactory, WorkFactory
 
 pytestmark = pytest.mark.django_db

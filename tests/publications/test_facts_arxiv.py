@@ -4,12 +4,12 @@ not), and an id arXiv does not return is a problem that names it, never silence.
 import pytest
 import responses
 
-from publications.importing.dispatch import import_run_create
-from publications.importing.execution import import_run_execute
-from publications.models import ImportProblem, Topic, Work
-from publications.sources.arxiv import fetching
-from publications.sources.arxiv.feed import parse_feed
-from publications.sources.arxiv.mapping import map_entry
+from catalogue.models import ImportProblem, Topic, Work
+from ingestion.importing.dispatch import import_run_create
+from ingestion.importing.execution import import_run_execute
+from ingestion.sources.arxiv import fetching
+from ingestion.sources.arxiv.feed import parse_feed
+from ingestion.sources.arxiv.mapping import map_entry
 from tests.publications.facts import arxiv_entry, arxiv_feed, run_file
 
 pytestmark = pytest.mark.django_db

@@ -10,12 +10,12 @@ import rispy
 from bibtexparser.bparser import BibTexParser
 from django.core.management import call_command
 
-from publications import exports
-from publications.models import Work
-from publications.selectors import work_page
-from publications.sources.arxiv import mapping as arxiv_mapping
-from publications.sources.arxiv.feed import parse_feed
-from publications.sources.openalex.mapping import map_work
+from catalogue.models import Work
+from catalogue.selectors import work_page
+from exports import work as exports
+from ingestion.sources.arxiv import mapping as arxiv_mapping
+from ingestion.sources.arxiv.feed import parse_feed
+from ingestion.sources.openalex.mapping import map_work
 from tests.factories import WorkFactory
 from tests.publications.facts import (
     arxiv_entry,

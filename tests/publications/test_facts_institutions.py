@@ -6,8 +6,8 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 import responses
 
-from publications import institutions
-from publications.models import Institution
+from catalogue.models import Institution
+from ingestion import institutions
 from tests.publications.facts import openalex_page, openalex_work, run_file
 
 pytestmark = pytest.mark.django_db

@@ -2,7 +2,7 @@
 
 import pytest
 
-from publications.models import Source
+from catalogue.models import Source
 from tests.factories import AuthorFactory, AuthorshipFactory, InstitutionFactory, WorkFactory
 
 pytestmark = pytest.mark.django_db

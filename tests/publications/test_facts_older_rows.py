@@ -8,12 +8,12 @@ import pytest
 from django.apps import apps
 from django.utils import timezone
 
-from publications.models import SourceRecord, Topic, Work, WorkTopic
+from catalogue.models import SourceRecord, Topic, Work, WorkTopic
 from tests.factories import WorkFactory
 
 pytestmark = pytest.mark.django_db
 
-MIGRATION = "publications.migrations.0025_works_keep_source_types_and_date_precision"
+MIGRATION = "catalogue.migrations.0025_works_keep_source_types_and_date_precision"
 
 
 def _read_from(work: Work, source: str, external_id: str, **payload) -> None:

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from publications.models import ImportProblem
+from catalogue.models import ImportProblem
 from tests.publications.facts import openalex_page, openalex_work, run_file
 
 pytestmark = pytest.mark.django_db

@@ -2,7 +2,7 @@
 
 import pytest
 
-from publications.models import Author, Work
+from catalogue.models import Author, Work
 from tests.publications.facts import (
     arxiv_entry,
     arxiv_feed,
@@ -276,7 +276,7 @@ def test_the_migration_brings_older_rows_under_the_rules():
 
     from tests.factories import WorkFactory
 
-    migration = import_module("publications.migrations.0017_records_follow_type_and_date_rules")
+    migration = import_module("catalogue.migrations.0017_records_follow_type_and_date_rules")
     arxiv_only = WorkFactory(arxiv_id="2101.00001", openalex_id=None, type="article", provenance={})
     typed = WorkFactory(
         arxiv_id="2101.00002", openalex_id=None, type="article", provenance={"type": "staff"}

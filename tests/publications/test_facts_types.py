@@ -11,10 +11,10 @@ from citeproc import Citation, CitationItem, CitationStylesBibliography, Citatio
 from citeproc import formatter as citeproc_formatter
 from citeproc.source.json import CiteProcJSON
 
-from publications import exports
-from publications.models import Work
-from publications.search import SearchForm
-from publications.sources.openalex.mapping import map_work, work_type
+from catalogue.models import Work
+from exports import work as exports
+from ingestion.sources.openalex.mapping import map_work, work_type
+from search.works import SearchForm
 from tests.publications.facts import openalex_page, openalex_work, run_file
 from tests.publications.openalex_recordings import (
     cassette_body,

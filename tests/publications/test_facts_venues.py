@@ -9,8 +9,8 @@ from citeproc.source.json import CiteProcJSON
 from django.core.management import call_command
 from pybtex.database import parse_string as pybtex_parse
 
-from publications import exports
-from publications.models import Work
+from catalogue.models import Work
+from exports import work as exports
 from tests.factories import AuthorFactory, AuthorshipFactory, VenueFactory, WorkFactory
 from tests.publications.test_metadata import head_of, structured
 

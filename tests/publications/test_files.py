@@ -7,9 +7,9 @@ import json
 import pytest
 import yaml
 
-from publications.records import MappingError, Page, SourceError
-from publications.sources.files import describe_request, read_file
-from publications.sources.openalex.mapping import map_work
+from ingestion.records import MappingError, Page, SourceError
+from ingestion.sources.files import describe_request, read_file
+from ingestion.sources.openalex.mapping import map_work
 
 READABLE = {".json", ".jsonl", ".xml", ".yml", ".yaml", ".gz"}
 
@@ -92,7 +92,7 @@ def test_gzipped_snapshot_is_found_by_magic_bytes(real_fixtures, tmp_path):
 
 
 def test_json_lines_come_in_batches(real_fixtures, tmp_path, monkeypatch):
-    monkeypatch.setattr("publications.sources.files.BATCH", 20)
+    monkeypatch.setattr("ingestion.sources.files.BATCH", 20)
     source = oa(real_fixtures, "snapshot/works__updated_date=2021-11-03__part_000.jsonl")
 
     assert [len(p.payloads) for p in read_file(source)] == [20, 20, 10]

@@ -14,11 +14,11 @@ from xml.etree import ElementTree
 import pytest
 from django.urls import reverse
 
-from publications.importing.dispatch import import_run_create, import_run_retry
-from publications.importing.execution import import_run_execute
-from publications.ingest.payloads import bounded_strings
-from publications.models import Author, ImportProblem, ImportRun, SourceRecord, Work
-from publications.text import ABSTRACT_MAX, TEXT_WINDOW, TITLE_MAX, clean, http_url
+from catalogue.models import Author, ImportProblem, ImportRun, SourceRecord, Work
+from catalogue.text import ABSTRACT_MAX, TEXT_WINDOW, TITLE_MAX, clean, http_url
+from ingestion.importing.dispatch import import_run_create, import_run_retry
+from ingestion.importing.execution import import_run_execute
+from ingestion.ingest.payloads import bounded_strings
 from tests.hostile import (
     BIG_BYLINE,
     HOSTILE_ARXIV,

@@ -1,6 +1,6 @@
 import pytest
 
-from publications.identifiers import (
+from catalogue.identifiers import (
     arxiv_id_from_doi,
     normalize_arxiv_id,
     normalize_doi,

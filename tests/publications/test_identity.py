@@ -5,11 +5,8 @@ from datetime import date
 import pytest
 from django.db import transaction
 
-from profiles.claims import ownership
-from profiles.models import Profile
-from publications import curation, exports, list_exports
-from publications.ingest.works import ingest_works
-from publications.models import (
+import curation
+from catalogue.models import (
     Author,
     Authorship,
     LinkConstraint,
@@ -17,9 +14,14 @@ from publications.models import (
     UnlinkedAuthorship,
     Work,
 )
-from publications.selectors import work_for_page, work_page
-from publications.sources.arxiv import mapping as arxiv
-from publications.sources.openalex import mapping as openalex
+from catalogue.selectors import work_for_page, work_page
+from exports import lists as list_exports
+from exports import work as exports
+from ingestion.ingest.works import ingest_works
+from ingestion.sources.arxiv import mapping as arxiv
+from ingestion.sources.openalex import mapping as openalex
+from profiles.claims import ownership
+from profiles.models import Profile
 from tests.factories import AuthorFactory, AuthorshipFactory, UserFactory
 from tests.profiles.claim_people import holds, person
 

@@ -8,13 +8,13 @@ import pytest
 from django.db import DatabaseError
 from django.utils import timezone
 
-from publications.importing import ingesting
-from publications.models import (
+from catalogue.models import (
     ImportRun,
     MergeCandidate,
     SourceRecord,
     Work,
 )
+from ingestion.importing import ingesting
 from tests.publications.import_files import SNAPSHOT, run_files, write_lines
 
 # Title matches between parts ----------------------------------------------------
@@ -23,8 +23,8 @@ from tests.publications.import_files import SNAPSHOT, run_files, write_lines
 @pytest.mark.django_db
 def test_title_matches_two_parts_missed_are_raised_once_afterwards():
 
-    from publications.ingest.title_matches import raise_title_candidates_between_parts
-    from publications.models import LinkConstraint
+    from catalogue.models import LinkConstraint
+    from ingestion.ingest.title_matches import raise_title_candidates_between_parts
     from tests.factories import WorkFactory
 
     run = ImportRun.objects.create(

@@ -19,14 +19,14 @@ import yaml
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from publications.importing.execution import import_run_execute
-from publications.importing.quarantine import kept_payload
-from publications.models import ImportProblem, ImportRun, Work
-from publications.records import Page, SourceError
-from publications.sources import bounds
-from publications.sources.files import Part, read_file
-from publications.sources.lines import parse_line
-from publications.sources.openalex.fetching import openalex_message, pages
+from catalogue.models import ImportProblem, ImportRun, Work
+from ingestion.importing.execution import import_run_execute
+from ingestion.importing.quarantine import kept_payload
+from ingestion.records import Page, SourceError
+from ingestion.sources import bounds
+from ingestion.sources.files import Part, read_file
+from ingestion.sources.lines import parse_line
+from ingestion.sources.openalex.fetching import openalex_message, pages
 from tests.factories import UserFactory
 from tests.publications.import_files import run_files
 from tests.publications.openalex_recordings import API

@@ -14,12 +14,12 @@ import pytest
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
-from publications.importing import ingesting
-from publications.ingest import works as work_batches
-from publications.ingest.batch import BatchResult
-from publications.models import ImportProblem, ImportRun, MergeCandidate, SourceRecord, Work
-from publications.sources.arxiv import mapping as arxiv
-from publications.sources.openalex import mapping as openalex
+from catalogue.models import ImportProblem, ImportRun, MergeCandidate, SourceRecord, Work
+from ingestion.importing import ingesting
+from ingestion.ingest import works as work_batches
+from ingestion.ingest.batch import BatchResult
+from ingestion.sources.arxiv import mapping as arxiv
+from ingestion.sources.openalex import mapping as openalex
 from tests.publications.curation_records import arxiv_entry
 from tests.publications.import_files import run_files, write_lines
 

@@ -8,11 +8,11 @@ its parts (``test_worker_killed.py`` kills one of them mid-part).
 import pytest
 from django.db import connection
 
-from bench.corpus import write_corpus
-from publications import tasks
-from publications.importing import fanout
-from publications.importing.dispatch import import_run_create
-from publications.models import ImportRun, SourceRecord, Work
+from catalogue.models import ImportRun, SourceRecord, Work
+from devtools.corpus import write_corpus
+from ingestion import tasks
+from ingestion.importing import fanout
+from ingestion.importing.dispatch import import_run_create
 
 WORKS = 300
 

@@ -10,15 +10,15 @@ from django.core.management import call_command
 from django.db import connection
 from django.utils import timezone
 
-from bench.corpus import generate_works, write_corpus
-from publications.importing import dispatch
-from publications.importing.execution import import_run_execute
-from publications.models import (
+from catalogue.models import (
     ImportRun,
     SourceRecord,
     Work,
 )
-from publications.sources import files
+from devtools.corpus import generate_works, write_corpus
+from ingestion.importing import dispatch
+from ingestion.importing.execution import import_run_execute
+from ingestion.sources import files
 from tests.publications.import_files import file_run, run_files, write_lines, written
 
 postgres_only = pytest.mark.skipif(

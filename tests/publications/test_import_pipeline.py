@@ -12,13 +12,13 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from django.db import connection
 
-from publications.importing import pipeline, positions, tuning
-from publications.importing.dispatch import import_run_create
-from publications.importing.execution import import_run_execute
-from publications.ingest.hashing import content_hash
-from publications.ingest.rows import any_of, array_literal
-from publications.models import Author, Authorship, ImportRun, SourceRecord, Work
-from publications.records import Page, SourceError
+from catalogue.models import Author, Authorship, ImportRun, SourceRecord, Work
+from ingestion.importing import pipeline, positions, tuning
+from ingestion.importing.dispatch import import_run_create
+from ingestion.importing.execution import import_run_execute
+from ingestion.ingest.hashing import content_hash
+from ingestion.ingest.rows import any_of, array_literal
+from ingestion.records import Page, SourceError
 
 pytestmark = pytest.mark.django_db
 
@@ -109,7 +109,7 @@ def test_new_rows_get_their_ids_and_link_up(real_fixtures, settings):
     assert Authorship.objects.filter(institutions__isnull=False).exists()
     assert SourceRecord.objects.filter(work=work).count() == 1
     if connection.vendor == "postgresql":
-        from publications.models import WorkSearch
+        from catalogue.models import WorkSearch
 
         assert WorkSearch.objects.get(work=work).search_vector
     assert Author.objects.filter(created_at__isnull=False).count() == Author.objects.count()

@@ -5,15 +5,15 @@ import json
 import pytest
 from django.db import connection
 
-from bench.corpus import generate_works, write_corpus
-from publications.importing import dispatch, parts, positions, runs
-from publications.importing.execution import import_run_execute
-from publications.models import (
+from catalogue.models import (
     ImportProblem,
     ImportRun,
     SourceRecord,
 )
-from publications.sources import files
+from devtools.corpus import generate_works, write_corpus
+from ingestion.importing import dispatch, parts, positions, runs
+from ingestion.importing.execution import import_run_execute
+from ingestion.sources import files
 from tests.publications.doubles import fails_on_call
 from tests.publications.import_files import file_run, run_files, write_lines
 

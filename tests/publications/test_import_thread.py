@@ -5,13 +5,13 @@ from pathlib import Path
 import pytest
 from django.db import OperationalError
 
-from publications.importing import dispatch, execution
-from publications.models import ImportRun
+from catalogue.models import ImportRun
+from ingestion.importing import dispatch, execution
 from tests.publications.doubles import fails_on_call
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-DEMO = Path(__file__).parents[2] / "publications" / "demo" / "openalex" / "authors.json"
+DEMO = Path(__file__).parents[2] / "devtools" / "demo" / "openalex" / "authors.json"
 
 
 def queued_run() -> ImportRun:

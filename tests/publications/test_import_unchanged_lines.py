@@ -9,12 +9,12 @@ import json
 
 import pytest
 
-from bench.corpus import generate_works
-from publications.importing.pipeline import write_batch
-from publications.importing.positions import Position
-from publications.ingest.hashing import content_hash
-from publications.models import ImportProblem, SourceRecord, Work
-from publications.sources import lines
+from catalogue.models import ImportProblem, SourceRecord, Work
+from devtools.corpus import generate_works
+from ingestion.importing.pipeline import write_batch
+from ingestion.importing.positions import Position
+from ingestion.ingest.hashing import content_hash
+from ingestion.sources import lines
 from tests.publications.import_files import file_run, run_files, write_lines
 
 pytestmark = pytest.mark.django_db

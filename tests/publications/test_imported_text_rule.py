@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from publications.exports import to_ris
-from publications.ingest.payloads import bounded_strings, stored_payload
-from publications.models import SourceRecord, Work
-from publications.sources.openalex.entities import map_author
-from publications.sources.openalex.mapping import map_work
-from publications.text import TEXT_WINDOW, TITLE_MAX
+from catalogue.models import SourceRecord, Work
+from catalogue.text import TEXT_WINDOW, TITLE_MAX
+from exports.work import to_ris
+from ingestion.ingest.payloads import bounded_strings, stored_payload
+from ingestion.sources.openalex.entities import map_author
+from ingestion.sources.openalex.mapping import map_work
 from tests.publications.facts import openalex_page, openalex_work, run_file
 
 REAL = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "real" / "openalex"

@@ -9,10 +9,7 @@ from django.core.management import call_command
 from responses import matchers
 from responses.registries import OrderedRegistry
 
-from publications.importing import dispatch, pipeline, runs
-from publications.importing.dispatch import import_run_create
-from publications.importing.execution import import_run_execute
-from publications.models import (
+from catalogue.models import (
     AuditEvent,
     Author,
     Authorship,
@@ -23,7 +20,10 @@ from publications.models import (
     Work,
     WorkTopic,
 )
-from publications.sources.openalex import fetching as openalex
+from ingestion.importing import dispatch, pipeline, runs
+from ingestion.importing.dispatch import import_run_create
+from ingestion.importing.execution import import_run_execute
+from ingestion.sources.openalex import fetching as openalex
 from tests.publications.doubles import fails_on_call
 
 pytestmark = pytest.mark.django_db

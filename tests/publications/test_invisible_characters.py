@@ -6,12 +6,12 @@ import json
 
 import pytest
 
-from publications.importing.dispatch import import_run_create
-from publications.importing.execution import import_run_execute
-from publications.models import Author, ImportProblem, ImportRun, Work
-from publications.records import MappingError
-from publications.sources.arxiv import mapping as arxiv_mapping
-from publications.text import clean, clean_line
+from catalogue.models import Author, ImportProblem, ImportRun, Work
+from catalogue.text import clean, clean_line
+from ingestion.importing.dispatch import import_run_create
+from ingestion.importing.execution import import_run_execute
+from ingestion.records import MappingError
+from ingestion.sources.arxiv import mapping as arxiv_mapping
 from tests.hostile import good_works
 
 INVISIBLE_TITLE = "\u200b\u200b\u202e"

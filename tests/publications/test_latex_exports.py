@@ -8,8 +8,8 @@ import json
 import pytest
 import rispy
 
-from publications.models import Work
-from publications.tex import as_text, latex_to_text
+from catalogue.models import Work
+from catalogue.tex import as_text, latex_to_text
 from tests.factories import AuthorFactory, AuthorshipFactory, WorkFactory
 
 pytestmark = pytest.mark.django_db

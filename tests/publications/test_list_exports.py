@@ -21,9 +21,9 @@ from citeproc.source.json import CiteProcJSON
 from pybtex.database import parse_string as pybtex_parse
 from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
 
-from publications import exports
-from publications.models import Work
-from publications.selectors import works_with_authors
+from catalogue.models import Work
+from catalogue.selectors import works_with_authors
+from exports import work as exports
 from tests.factories import AuthorFactory, AuthorshipFactory, VenueFactory, WorkFactory
 from tests.hostile import CONTROLS, HANDLER, RTL, SCRIPT, ZERO_WIDTH
 
@@ -325,7 +325,7 @@ def test_a_list_export_reads_its_works_in_chunks_of_a_few_queries(client, resear
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from publications import list_exports
+    from exports import lists as list_exports
 
     counts = {}
     for chunk in (60, 20, 7):

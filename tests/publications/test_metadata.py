@@ -17,11 +17,11 @@ import pytest
 from django.conf import settings
 from django.core.management import call_command
 
+from catalogue.models import Author, Work
 from config.sitemaps import ResearcherSitemap, WorkSitemap
-from publications.importing.dispatch import import_run_create
-from publications.importing.execution import import_run_execute
-from publications.models import Author, Work
-from publications.sources.openalex.mapping import map_work
+from ingestion.importing.dispatch import import_run_create
+from ingestion.importing.execution import import_run_execute
+from ingestion.sources.openalex.mapping import map_work
 from tests.factories import AuthorFactory, AuthorshipFactory, VenueFactory, WorkFactory
 from tests.hostile import SCRIPT, good_works, write_hostile_snapshot
 

@@ -2,9 +2,9 @@
 
 import pytest
 
+from catalogue.metrics import author_followers_refresh, author_metrics_refresh
+from catalogue.models import AuthorInstitution, AuthorMetrics, Source, Topic, WorkTopic
 from profiles.models import Follow
-from publications.metrics import author_followers_refresh, author_metrics_refresh
-from publications.models import AuthorInstitution, AuthorMetrics, Source, Topic, WorkTopic
 from tests.factories import (
     AuthorFactory,
     AuthorshipFactory,

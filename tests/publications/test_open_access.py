@@ -8,8 +8,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from publications.models import Work
-from publications.search import WorkFilters, search_works
+from catalogue.models import Work
+from search.works import WorkFilters, search_works
 from tests.factories import AuthorFactory, AuthorshipFactory, WorkFactory
 
 pytestmark = pytest.mark.django_db

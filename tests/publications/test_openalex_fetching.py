@@ -8,9 +8,9 @@ import responses
 from responses import matchers
 from responses.registries import OrderedRegistry
 
-from publications.records import SourceError
-from publications.sources.openalex import fetching
-from publications.sources.openalex.fetching import pages, search_authors
+from ingestion.records import SourceError
+from ingestion.sources.openalex import fetching
+from ingestion.sources.openalex.fetching import pages, search_authors
 from tests.publications.openalex_recordings import (
     API,
     AUTHOR_WORKS,

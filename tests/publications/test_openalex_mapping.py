@@ -7,14 +7,14 @@ from datetime import UTC, date, datetime
 
 import pytest
 
-from publications.records import MappingError
-from publications.sources.openalex.entities import (
+from ingestion.records import MappingError
+from ingestion.sources.openalex.entities import (
     map_author,
     map_institution,
     map_topic,
     map_venue,
 )
-from publications.sources.openalex.mapping import decode_abstract, map_work, work_type
+from ingestion.sources.openalex.mapping import decode_abstract, map_work, work_type
 from tests.publications.openalex_recordings import (
     cassette_body,
     cited_by_results,
@@ -363,7 +363,7 @@ def test_mapping_never_changes_the_payload(real_fixtures):
     """Mappers are pure: the stored payload and its content hash must be what the source sent."""
     import copy
 
-    from publications.sources.files import read_file
+    from ingestion.sources.files import read_file
 
     checked = 0
     for path in sorted((real_fixtures / "openalex").rglob("*.json*")):
@@ -379,7 +379,7 @@ def test_mapping_never_changes_the_payload(real_fixtures):
 
 
 def test_works_with_the_same_topic_hierarchy_share_its_refs_and_odd_values_still_map():
-    from publications.sources.openalex.mapping import map_work
+    from ingestion.sources.openalex.mapping import map_work
 
     topic = {
         "id": "https://openalex.org/T10102",

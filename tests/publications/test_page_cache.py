@@ -3,8 +3,8 @@
 import pytest
 from django.test import Client
 
-from publications import pagecache
-from publications.signals import authors_changed
+from catalogue.signals import authors_changed
+from pages import cache as pagecache
 from tests.factories import AuthorFactory, AuthorshipFactory, WorkFactory
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("page_cache")]

@@ -2,9 +2,9 @@
 
 import pytest
 
-from publications import pagecache
-from publications.filters import WorkFilter
-from publications.search import SearchForm
+from catalogue.filters import WorkFilter
+from pages import cache as pagecache
+from search.works import SearchForm
 from tests.factories import AuthorFactory, AuthorshipFactory, WorkFactory
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("page_cache")]

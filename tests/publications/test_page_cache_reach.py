@@ -9,10 +9,10 @@ show at the next visit, not when the kept copy expires.
 import pytest
 from django.test import Client
 
-from publications import pagecache
-from publications.models import Citation, Topic, Work, WorkTopic
-from publications.signals import authors_changed
-from publications.similarity import similarities_compute_all
+from catalogue.models import Citation, Topic, Work, WorkTopic
+from catalogue.signals import authors_changed
+from pages import cache as pagecache
+from similarity import similarities_compute_all
 from tests.factories import (
     AuthorFactory,
     AuthorshipFactory,

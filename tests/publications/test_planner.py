@@ -3,8 +3,8 @@
 import pytest
 from django.db import DatabaseError, connection
 
-from publications import planner
-from publications.models import Work
+from catalogue import planner
+from catalogue.models import Work
 from tests.factories import WorkFactory
 
 pytestmark = pytest.mark.django_db

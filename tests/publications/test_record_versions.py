@@ -6,7 +6,7 @@ Snapshots and saved responses are imported in any order: a record's own
 
 import pytest
 
-from publications.models import Author, SourceRecord, Work
+from catalogue.models import Author, SourceRecord, Work
 from tests.publications.facts import openalex_page, openalex_work, run_file
 
 pytestmark = pytest.mark.django_db

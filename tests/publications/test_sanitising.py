@@ -9,7 +9,7 @@ from django.template import Context, Template
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from publications import safe_html
+from catalogue import safe_html
 from tests.factories import AuthorFactory, AuthorshipFactory, WorkFactory
 
 HOSTILE_TITLE = 'Evil <script>window.__xss=1</script><img src=x onerror="window.__xss=2"> title'

@@ -3,9 +3,9 @@
 import pytest
 from django.db import connection
 
-from publications.models import Topic, Work, WorkTopic
-from publications.name_search import search_authors
-from publications.search import WorkFilters, search_works
+from catalogue.models import Topic, Work, WorkTopic
+from search.names import search_authors
+from search.works import WorkFilters, search_works
 from tests.factories import AuthorFactory, AuthorshipFactory, WorkFactory
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("statistics_of_this_test")]
@@ -163,7 +163,7 @@ def test_search_works_orders_ties_by_citations_then_newest():
 
 @postgres_only
 def test_the_narrow_search_rows_follow_the_works():
-    from publications.models import WorkSearch
+    from catalogue.models import WorkSearch
 
     work = WorkFactory(title="Dendrites in lithium anodes", publication_year=2019)
     other = WorkFactory(title="Another electrolyte study")
@@ -211,7 +211,7 @@ def test_a_common_word_is_counted_paged_and_faceted_in_a_fixed_number_of_queries
 
 @postgres_only
 def test_works_inserted_together_all_get_search_rows():
-    from publications.models import WorkSearch
+    from catalogue.models import WorkSearch
 
     works = Work.objects.bulk_create(
         Work(title=f"Perovskite cell {n}", normalized_title=f"perovskite cell {n}")
@@ -227,7 +227,7 @@ def test_emptying_the_work_table_empties_its_search_rows():
     """TRUNCATE (``manage.py flush``) fires no delete trigger: it must not leave rows behind."""
     from django.core.management import call_command
 
-    from publications.models import WorkSearch
+    from catalogue.models import WorkSearch
 
     WorkFactory.create_batch(3, title="Learning to forget")
     assert WorkSearch.objects.count() == 3
@@ -243,8 +243,8 @@ def test_every_page_follows_one_order_also_past_the_kept_best_works(monkeypatch)
     from django.contrib.postgres.search import SearchQuery, SearchRank
     from django.db.models import F
 
-    from publications import search
-    from publications.models import WorkSearch
+    from catalogue.models import WorkSearch
+    from search import works as search
 
     monkeypatch.setattr(search, "TOPIC_SAMPLE", 7)
     for n in range(25):
@@ -272,7 +272,7 @@ def test_every_page_follows_one_order_also_past_the_kept_best_works(monkeypatch)
 def test_topic_counts_of_a_large_result_come_from_its_best_works_and_the_page_says_so(
     client, monkeypatch
 ):
-    from publications import search
+    from search import works as search
 
     monkeypatch.setattr(search, "TOPIC_SAMPLE", 10)
     best = Topic.objects.create(key="arxiv:cs.AI", name="Most cited topic", kind="arxiv")
@@ -303,7 +303,7 @@ def test_topic_counts_of_a_large_result_come_from_its_best_works_and_the_page_sa
 def test_a_common_word_ranks_its_most_cited_matches_and_says_the_count_is_an_estimate(
     client, monkeypatch
 ):
-    from publications import search
+    from search import works as search
 
     monkeypatch.setattr(search, "LARGE_RESULT", 5)
     monkeypatch.setattr(search, "TOPIC_SAMPLE", 6)

@@ -5,7 +5,7 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from publications import pagecache
+from pages import cache as pagecache
 from tests.factories import AuthorshipFactory, UserFactory
 
 pytestmark = [

@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from publications.metrics import author_metrics_refresh
+from catalogue.metrics import author_metrics_refresh
 from tests.factories import AuthorFactory, AuthorshipFactory, WorkFactory
 
 pytestmark = pytest.mark.django_db

@@ -6,7 +6,7 @@ from urllib.parse import quote
 
 import pytest
 
-from publications.identifiers import parse_reference
+from catalogue.identifiers import parse_reference
 from tests.factories import AuthorFactory, AuthorshipFactory, WorkFactory
 
 pytestmark = pytest.mark.django_db

@@ -5,8 +5,9 @@ from datetime import date
 import pytest
 from django.core.management import call_command
 
-from publications import metrics, similarity
-from publications.models import (
+import similarity
+from catalogue import metrics
+from catalogue.models import (
     AuthorMetrics,
     Source,
     Topic,
@@ -14,7 +15,7 @@ from publications.models import (
     WorkSimilarity,
     WorkTopic,
 )
-from publications.signals import authors_changed
+from catalogue.signals import authors_changed
 from tests.factories import AuthorFactory, AuthorshipFactory, WorkFactory
 
 pytestmark = pytest.mark.django_db

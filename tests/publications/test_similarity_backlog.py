@@ -2,11 +2,12 @@
 
 import pytest
 
-from publications import similarity, tasks
-from publications.models import SimilarityRequest, WorkSimilarity
-from publications.signals import authors_changed
-from publications.similarity import services
-from publications.similarity_backlog import backlog_ask
+import similarity
+from catalogue.models import SimilarityRequest, WorkSimilarity
+from catalogue.signals import authors_changed
+from ingestion import tasks
+from similarity import services
+from similarity.backlog import backlog_ask
 from tests.factories import AuthorFactory, AuthorshipFactory, WorkFactory
 
 pytestmark = pytest.mark.django_db

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from publications import similarity
-from publications.models import Citation, Work, WorkSimilarity
+import similarity
+from catalogue.models import Citation, Work, WorkSimilarity
 from tests.factories import WorkFactory
 
 pytestmark = pytest.mark.django_db

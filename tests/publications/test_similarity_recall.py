@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 from scipy import sparse
 
-from publications.similarity import candidates, exact, neighbours
-from publications.similarity.corpus import Corpus, _incidence, _vectorise
+from similarity import candidates, exact, neighbours
+from similarity.corpus import Corpus, _incidence, _vectorise
 
 THEMES = 40
 WORKS = 3000

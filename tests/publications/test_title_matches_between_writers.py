@@ -13,9 +13,9 @@ import threading
 import pytest
 from django.db import connection, connections, transaction
 
-from publications.ingest.works import ingest_works
-from publications.models import SourceRecord, Work
-from publications.sources.openalex.mapping import map_work
+from catalogue.models import SourceRecord, Work
+from ingestion.ingest.works import ingest_works
+from ingestion.sources.openalex.mapping import map_work
 from tests.profiles.test_ownership import work_payload
 
 pytestmark = [

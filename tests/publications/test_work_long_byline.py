@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from publications.selectors import BYLINES_SHOWN
+from catalogue.selectors import BYLINES_SHOWN
 from tests.factories import AuthorFactory, AuthorshipFactory, InstitutionFactory, WorkFactory
 
 pytestmark = pytest.mark.django_db

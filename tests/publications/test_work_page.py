@@ -9,7 +9,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from publications.models import (
+from catalogue.models import (
     Funder,
     Grant,
     SourceRecord,

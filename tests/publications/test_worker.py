@@ -10,12 +10,12 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
+from catalogue.models import AuthorMetrics, ImportRun, Work
 from config.celery import app as celery_app
-from publications.importing.dispatch import import_run_create
-from publications.models import AuthorMetrics, ImportRun, Work
+from ingestion.importing.dispatch import import_run_create
 
 ROOT = Path(__file__).resolve().parents[2]
-DEMO_WORKS = ROOT / "publications" / "demo" / "openalex" / "works.json"
+DEMO_WORKS = ROOT / "devtools" / "demo" / "openalex" / "works.json"
 
 pytestmark = [
     pytest.mark.services,

@@ -30,9 +30,9 @@ import redis
 from django.core.management import call_command
 from django.db import connection
 
-from bench.corpus import write_corpus
+from catalogue.models import Authorship, ImportRun, SourceRecord, Work
 from config.celery import app as celery_app
-from publications.models import Authorship, ImportRun, SourceRecord, Work
+from devtools.corpus import write_corpus
 from tests.own_redis import own_redis  # noqa: F401 - a fixture
 from tests.publications.import_files import run_files, written
 

@@ -6,12 +6,10 @@ from pathlib import Path
 import pytest
 from django.utils import timezone
 
-from publications import tasks
-from publications.models import ImportRun, Work
+from catalogue.models import ImportRun, Work
+from ingestion import tasks
 
-DEMO_WORKS = (
-    Path(__file__).resolve().parents[2] / "publications" / "demo" / "openalex" / "works.json"
-)
+DEMO_WORKS = Path(__file__).resolve().parents[2] / "devtools" / "demo" / "openalex" / "works.json"
 
 pytestmark = pytest.mark.django_db
 
@@ -67,8 +65,8 @@ def test_finished_and_cancelled_runs_are_never_resumed(settings):
 
 
 def test_each_batch_writes_the_heartbeat():
-    from publications.importing.dispatch import import_run_create
-    from publications.importing.execution import import_run_execute
+    from ingestion.importing.dispatch import import_run_create
+    from ingestion.importing.execution import import_run_execute
 
     run = import_run_create(
         source="openalex", kind="file", parameters={"paths": [str(DEMO_WORKS)]}, queue=False
@@ -80,7 +78,7 @@ def test_each_batch_writes_the_heartbeat():
 
 
 def test_a_waiting_run_can_be_cancelled():
-    from publications.importing.runs import import_run_cancel
+    from ingestion.importing.runs import import_run_cancel
 
     run = ImportRun.objects.create(source="openalex", kind="author", status="waiting")
     import_run_cancel(run=run)

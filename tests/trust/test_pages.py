@@ -7,8 +7,8 @@ import pytest
 from django.template.loader import get_template
 from django.utils import timezone
 
+from catalogue.models import Author
 from profiles.models import Claim
-from publications.models import Author
 from tests.factories import AuthorFactory, AuthorshipFactory, UserFactory, WorkFactory
 from trust import services, weights
 from trust.models import TrustScore, TrustScoreHistory

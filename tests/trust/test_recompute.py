@@ -5,11 +5,11 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from catalogue.models import Author, AuthorInstitution, SourceRecord, Work
+from catalogue.signals import authors_changed
 from profiles.claims import services as claims
 from profiles.models import Claim, Follow, Report
 from profiles.signals import claim_changed, follow_changed, report_upheld
-from publications.models import Author, AuthorInstitution, SourceRecord, Work
-from publications.signals import authors_changed
 from tests.factories import (
     AuthorFactory,
     AuthorshipFactory,

@@ -1,0 +1,90 @@
+"""Reads of citation links: a work's references and the works here that cite it.
+
+Both lists are paged and cost a fixed number of queries whatever their length.
+A link names the cited work by its OpenAlex id; ``cited`` is our work when we
+hold it (see ingestion.ingest.citations).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.core.paginator import Page, Paginator
+from django.db.models import Case, Count, F, Q, QuerySet, Value, When
+
+from catalogue.models import Citation, Work
+from catalogue.selectors import works_with_authors
+
+REFERENCES_PER_PAGE = 25
+CITED_BY_PER_PAGE = 10
+
+
+@dataclass
+class References:
+    total: int  # every work the record lists
+    on_site: int  # of them, the works held here
+    page: Page  # of Citation rows: held works first, newest first, then the rest by id
+
+
+@dataclass
+class CitedBy:
+    on_site: int  # works held here that cite the work
+    per_source: int | None  # the source's count (None: not known)
+    page: Page  # of Works, newest first
+
+
+def _paged(rows: QuerySet, total: int, number: object, per_page: int) -> Page:
+    paginator = Paginator(rows, per_page)
+    paginator.count = total  # already counted: spare the page its own COUNT query
+    return paginator.get_page(number)
+
+
+def reference_rows(work: Work) -> QuerySet[Citation]:
+    """The work's references: the held ones first (newest first), then the rest by id."""
+    missing = Case(When(cited__isnull=True, then=Value(1)), default=Value(0))
+    return (
+        Citation.objects.filter(citing=work)
+        .select_related("cited")
+        .annotate(missing=missing)
+        .order_by(
+            "missing",
+            F("cited__publication_date").desc(nulls_last=True),
+            "cited_openalex_id",
+        )
+    )
+
+
+def work_references(
+    work: Work, *, page: object = 1, per_page: int = REFERENCES_PER_PAGE
+) -> References:
+    """The references of ``work`` (one page), with how many there are and how many we hold."""
+    counts = Citation.objects.filter(citing=work).aggregate(
+        total=Count("pk"), on_site=Count("pk", filter=Q(cited__isnull=False))
+    )
+    page_ = _paged(reference_rows(work), counts["total"], page, per_page)
+    return References(counts["total"], counts["on_site"], page_)
+
+
+def citing_works(work: Work) -> QuerySet[Work]:
+    """Works held here that cite ``work`` (or a record merged into it), newest first."""
+    cites = Q(references__cited=work) | Q(references__cited__merged_into=work)
+    ids = Work.objects.visible().filter(cites).exclude(pk=work.pk).values("pk")
+    return Work.objects.filter(pk__in=ids).order_by(
+        F("publication_date").desc(nulls_last=True), "-id"
+    )
+
+
+def listed(references: References, cited_by: CitedBy) -> list[int]:
+    """The works held here on the shown pages of both lists (before their rows are read)."""
+    cited = references.page.object_list.values_list("cited_id", flat=True)
+    citing = cited_by.page.object_list.values_list("pk", flat=True)
+    return [pk for pk in (*cited, *citing) if pk]
+
+
+def work_cited_by(work: Work, *, page: object = 1, per_page: int = CITED_BY_PER_PAGE) -> CitedBy:
+    """The works here that cite ``work`` (one page, with authors), and both counts."""
+    rows = citing_works(work)
+    total = rows.count()
+    return CitedBy(
+        total, work.cited_by_count, _paged(works_with_authors(rows), total, page, per_page)
+    )

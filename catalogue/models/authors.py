@@ -1,0 +1,132 @@
+"""Author records, their affiliations and the aggregates their pages show."""
+
+from __future__ import annotations
+
+from django.contrib.postgres.search import SearchVectorField
+from django.db import models
+from django.db.models import Q
+from django.urls import reverse
+from django.utils.text import slugify
+
+from catalogue.fields import JSONField
+from catalogue.models.common import Source, TimeStamped, unique_where_present
+from catalogue.models.entities import Institution
+
+
+class AuthorQuerySet(models.QuerySet):
+    def visible(self):
+        """Authors shown on public pages: not merged away, not deleted placeholders."""
+        return self.filter(merged_into__isnull=True, is_deleted=False)
+
+
+class Author(TimeStamped):
+    """The public author record, built from sources and curated by staff and owners."""
+
+    display_name = models.CharField(max_length=300)
+    normalized_name = models.CharField(max_length=300, db_index=True)
+    alternative_names = JSONField(default=list, blank=True)
+    openalex_id = models.CharField(max_length=32, blank=True, null=True)
+    orcid = models.CharField("ORCID iD", max_length=19, blank=True, null=True)
+    last_known_institution = models.ForeignKey(
+        Institution, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    institutions = models.ManyToManyField(
+        Institution, through="AuthorInstitution", related_name="authors", blank=True
+    )
+    is_deleted = models.BooleanField(
+        default=False, help_text="The source marks this record as a deleted placeholder."
+    )
+    merged_into = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="merged_from",
+        help_text="Set when staff merged this record into another one.",
+    )
+    search_vector = SearchVectorField(null=True, editable=False)
+
+    objects = AuthorQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["display_name"]
+        constraints = [
+            unique_where_present("openalex_id", "author"),
+            unique_where_present("orcid", "author"),
+            models.CheckConstraint(
+                condition=~Q(merged_into=models.F("id")), name="author_not_merged_into_itself"
+            ),
+        ]
+        indexes = [models.Index(fields=["-created_at"], name="author_recent_idx")]
+
+    def __str__(self) -> str:
+        return self.display_name
+
+    def get_absolute_url(self) -> str:
+        return reverse("profiles:researcher", kwargs={"pk": self.pk, "slug": self.slug})
+
+    @property
+    def slug(self) -> str:
+        return slugify(self.display_name)[:80] or "author"
+
+
+class AuthorInstitution(models.Model):
+    author = models.ForeignKey(Author, on_delete=models.CASCADE, related_name="affiliations")
+    institution = models.ForeignKey(Institution, on_delete=models.CASCADE, related_name="+")
+    years = JSONField(default=list, blank=True)
+    source = models.CharField(max_length=16, choices=Source.choices, default=Source.OPENALEX)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["author", "institution"], name="author_institution_once"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.author_id} at {self.institution_id}"
+
+
+class AuthorMetrics(models.Model):
+    """Per-author aggregates, recomputed by a task after imports touch the author."""
+
+    author = models.OneToOneField(Author, on_delete=models.CASCADE, related_name="metrics")
+    works_count = models.PositiveIntegerField(default=0)
+    citations = models.PositiveIntegerField(null=True, blank=True)
+    h_index = models.PositiveIntegerField(default=0)
+    i10_index = models.PositiveIntegerField(default=0)
+    citations_by_year = JSONField(default=dict, blank=True)
+    # Citations of the author's works by works we hold (publications.Citation).
+    site_citations = models.PositiveIntegerField(default=0)
+    topics_count = models.PositiveIntegerField(default=0)
+    close_collaborators_count = models.PositiveIntegerField(default=0)
+    followers_count = models.PositiveIntegerField(default=0)
+    primary_category = models.CharField(max_length=300, blank=True)
+    ai_score = models.FloatField(null=True, blank=True)
+    novelty = models.FloatField(null=True, blank=True)
+    first_year = models.PositiveIntegerField(null=True, blank=True)
+    last_year = models.PositiveIntegerField(null=True, blank=True)
+    # Short ranked lists the researcher page shows without reading the author's works:
+    # [{"id", "name", "slug", "joint_works", "last_year"}], close collaborators first;
+    collaborators_top = JSONField(default=list, blank=True)
+    # [{"id", "name", "key", "works"}], the topics most of the author's works are in;
+    topics_top = JSONField(default=list, blank=True)
+    # [{"id", "name", "ror"}], the current institution first, then past ones.
+    institutions_list = JSONField(default=list, blank=True)
+    computed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name_plural = "author metrics"
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(ai_score__isnull=True) | Q(ai_score__gte=0, ai_score__lte=100),
+                name="metrics_ai_score_range",
+            ),
+            models.CheckConstraint(
+                condition=Q(novelty__isnull=True) | Q(novelty__gte=0, novelty__lte=100),
+                name="metrics_novelty_range",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Metrics of {self.author}"

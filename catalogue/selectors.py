@@ -1,0 +1,373 @@
+"""Reads shared by pages and the API."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+
+from django.core.exceptions import FieldDoesNotExist
+from django.db.models import (
+    Case,
+    Count,
+    F,
+    Prefetch,
+    Q,
+    QuerySet,
+    When,
+    Window,
+    prefetch_related_objects,
+)
+from django.db.models.functions import RowNumber
+from django.shortcuts import get_object_or_404
+
+from catalogue import byline_reads
+from catalogue.dates import PartialDate
+from catalogue.models import Author, Authorship, Grant, Source, Topic, Work, WorkSimilarity
+
+
+def works_with_authors(
+    queryset: QuerySet[Work],
+    *,
+    names: int | None = byline_reads.LISTED,
+    author: Author | None = None,
+) -> QuerySet[Work]:
+    """Works with their venue and ordered byline (``Work.byline``) in a fixed number of queries.
+
+    A list reads each work's first ``names`` names, as many as an entry shows (and
+    ``author``'s authorship, wherever it stands), and ``Work.byline_length`` counts
+    them all: a collaboration's thousands of names cost no more than a few.
+    ``names=None`` reads whole bylines (exports).
+    """
+    queryset = queryset.select_related("venue")
+    if names is not None:
+        firsts = byline_reads.first_names(names, author_id=author.pk if author else None)
+        return byline_reads.with_total(queryset).prefetch_related(*firsts)
+    authorships = Authorship.objects.select_related("author").order_by("position")
+    return queryset.prefetch_related(
+        Prefetch("authorships", queryset=authorships), "unlinked_authorships"
+    )
+
+
+def recent_works(*, limit: int = 10) -> list[Work]:
+    return list(works_with_authors(Work.objects.visible().order_by("-created_at", "-id"))[:limit])
+
+
+def recent_authors(*, limit: int = 10) -> list[Author]:
+    """Recently imported researchers: records a source identifies first, newest first.
+
+    A record with an OpenAlex id or an ORCID is a researcher an import was about; a
+    name-only record comes from someone's byline, so it does not push them aside.
+    """
+    identified = Q(openalex_id__isnull=False) | Q(orcid__isnull=False)
+    return list(
+        Author.objects.visible()
+        .select_related("last_known_institution", "metrics")
+        .annotate(named_only=Case(When(identified, then=0), default=1))
+        .order_by("named_only", "-created_at", "-id")[:limit]
+    )
+
+
+def author_works(author: Author, *, names: int | None = byline_reads.LISTED) -> QuerySet[Work]:
+    """The author's works, newest first, read as ``works_with_authors`` reads them."""
+    works = Work.objects.visible().filter(authorships__author=author)
+    return works_with_authors(
+        works.order_by("-publication_date", "-id"), names=names, author=author
+    )
+
+
+# The work page ----------------------------------------------------------------
+
+
+@dataclass
+class Byline:
+    """One author of a work as the work page shows them."""
+
+    name: str
+    author: Author | None  # None when there is no public record to link to
+    affiliations: list[int]  # 1-based numbers into WorkPage.affiliations
+    is_corresponding: bool = False
+    link: LinkFacts | None = None  # None when no record holds this position
+
+
+@dataclass(frozen=True)
+class LinkFacts:
+    """Where the link between an author record and a work came from, and how sure it is."""
+
+    source: str  # a Source label: "OpenAlex", "arXiv", "Claim by the researcher", "Staff"
+    confidence: float
+
+    @property
+    def percent(self) -> int:
+        return round(self.confidence * 100)
+
+    @property
+    def sentence(self) -> str:
+        return f"Linked by {self.source}, {self.percent}% confidence"
+
+
+def link_facts(authorship) -> LinkFacts:
+    """The source and confidence of one author–work link (an Authorship)."""
+    label = Source(authorship.source).label if authorship.source in Source.values else "unknown"
+    return LinkFacts(label, authorship.confidence)
+
+
+@dataclass(frozen=True)
+class Affiliation:
+    """A place on a work's byline, and where it came from."""
+
+    name: str
+    source: str  # "from the OpenAlex institution record", "as written in the arXiv record"
+    url: str = ""  # our institution page, when the place is an institution record
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True)
+class Funding:
+    """A funder of a work and the first of its award ids."""
+
+    funder: str
+    awards: list[str]
+    awards_total: int
+
+    @property
+    def awards_left_out(self) -> int:
+        return self.awards_total - len(self.awards)
+
+
+@dataclass
+class WorkPage:
+    work: Work
+    bylines: list[Byline]
+    affiliations: list[Affiliation]
+    topics: list[Topic]
+    funding: list[Funding]
+    similar: list[WorkSimilarity]
+    sources: dict[str, str]  # field name -> label of the source that set it
+    dates: list[tuple[str, PartialDate, str]] = field(default_factory=list)  # label, day, source
+    provenance: list[tuple[str, str]] = field(default_factory=list)  # fact, source label
+    embargo_active: bool = False
+    bylines_left_out: int = 0  # names between the shown ones and the last (a long byline)
+    byline: byline_reads.Window | None = None  # the byline's length; the page of a whole one
+    topics_left_out: int = 0
+    funders_left_out: int = 0
+
+
+# Names a work page shows of a long byline (a large collaboration's runs to thousands):
+# the first ones and the last; the page links to the whole list, read a page at a time.
+BYLINES_SHOWN = 100
+BYLINE_PAGE = 500
+# A work's other lists are shown as far as these and counted beyond.
+TOPICS_SHOWN = 40
+FUNDERS_SHOWN = 20
+AWARDS_SHOWN = 20  # award ids of each funder
+
+FACT_LABELS = {
+    "source_created_date": "Created",
+    "source_updated_at": "Updated",
+    "publication_year": "Year",
+    "cited_by_count": "Citation count",
+    "counts_by_year": "Citations per year",
+    "is_open_access": "Open access",
+    "pdf_url": "PDF link",
+    "code_url": "Code link",
+    "landing_url": "Publisher page",
+}
+
+
+def _fact_label(name: str) -> str:
+    if name in FACT_LABELS:
+        return FACT_LABELS[name]
+    try:
+        verbose = str(Work._meta.get_field(name).verbose_name)
+    except FieldDoesNotExist:
+        verbose = name.replace("_", " ")
+    return verbose[:1].upper() + verbose[1:]
+
+
+def _dropped_notes(work: Work, labels: dict) -> list[tuple[str, str]]:
+    """("PDF URL", "not kept from OpenAlex: not an http(s) address") for each value dropped."""
+    notes = work.provenance.get("dropped")
+    found = []
+    for name, note in (notes if isinstance(notes, dict) else {}).items():
+        if isinstance(note, dict):
+            source = labels.get(note.get("source"), note.get("source") or "a source")
+            label = _fact_label(name) if "." not in name else name.replace("_", " ").capitalize()
+            found.append((label, f"not kept from {source}: {note.get('reason', '')}"))
+    return found
+
+
+def work_for_page(pk: int) -> Work:
+    """The work with its venue, or Http404 (``work_page`` reads the names it shows)."""
+    return get_object_or_404(Work.objects.select_related("venue"), pk=pk)
+
+
+def work_with_byline(pk: int) -> Work:
+    """The work with its venue and whole byline (``Work.byline``), or Http404."""
+    return get_object_or_404(works_with_authors(Work.objects.all(), names=None), pk=pk)
+
+
+def _places(authorship) -> list[Affiliation]:
+    """The authorship's institutions, else the affiliation text its source record gave."""
+    label = Source(authorship.source).label if authorship.source in Source.values else "source"
+    from_record = "from the OpenAlex institution record"
+    places = [
+        Affiliation(i.name, from_record, i.get_absolute_url())
+        for i in authorship.institutions.all()
+    ]
+    if not places and authorship.raw_affiliation:
+        written = f"as written in the {label} record"
+        places = [
+            Affiliation(p.strip(), written)
+            for p in authorship.raw_affiliation.split(";")
+            if p.strip()
+        ]
+    return places
+
+
+def _bylines(entries: list) -> tuple[list[Byline], list[Affiliation]]:
+    """The bylines of ``entries`` and the affiliations they mark, numbered in order."""
+    affiliations: list[Affiliation] = []
+    numbers: dict[str, int] = {}
+    bylines = []
+    for entry in entries:
+        if not isinstance(entry, Authorship):  # a name no record holds
+            bylines.append(Byline(entry.raw_name, None, []))
+            continue
+        marks = []
+        for place in _places(entry):
+            if place.name not in numbers:
+                affiliations.append(place)
+                numbers[place.name] = len(affiliations)
+            marks.append(numbers[place.name])
+        author = entry.author
+        public = author if not author.is_deleted else None
+        name = (author.display_name if public else "") or entry.raw_name or "Unknown author"
+        link = link_facts(entry) if public else None
+        bylines.append(Byline(name, public, sorted(set(marks)), entry.is_corresponding, link))
+    return bylines, affiliations
+
+
+def _topics(work: Work) -> tuple[list[Topic], int]:
+    """The first ``TOPICS_SHOWN`` topics (primary first, then by score), and how many more."""
+    rows = work.work_topics.select_related("topic").order_by("-is_primary", "-score", "id")
+    topics = [wt.topic for wt in rows[: TOPICS_SHOWN + 1]]
+    if len(topics) <= TOPICS_SHOWN:
+        return topics, 0
+    return topics[:TOPICS_SHOWN], rows.count() - TOPICS_SHOWN
+
+
+def _funding(work: Work) -> tuple[list[Funding], int]:
+    """The first ``FUNDERS_SHOWN`` funders by name with their first award ids, and how many more."""
+    grants = Grant.objects.filter(work=work)
+    named = ~Q(award_id="")
+    per_funder = (
+        grants.values("funder__name")
+        .annotate(awards=Count("pk", filter=named))
+        .order_by("funder__name")
+    )
+    funders = list(per_funder[: FUNDERS_SHOWN + 1])
+    left_out = per_funder.count() - FUNDERS_SHOWN if len(funders) > FUNDERS_SHOWN else 0
+    funders = funders[:FUNDERS_SHOWN]
+    rank = Window(RowNumber(), partition_by=[F("funder__name")], order_by=["award_id", "id"])
+    firsts = (
+        grants.filter(named, funder__name__in=[f["funder__name"] for f in funders])
+        .annotate(rank=rank)
+        .filter(rank__lte=AWARDS_SHOWN)
+        .order_by("award_id", "id")
+        .values_list("funder__name", "award_id")
+    )
+    awards: dict[str, list[str]] = {}
+    for name, award in firsts:
+        awards.setdefault(name, []).append(award)
+    lines = [
+        Funding(f["funder__name"], awards.get(f["funder__name"], []), f["awards"]) for f in funders
+    ]
+    return lines, left_out
+
+
+def _dates(work: Work, sources: dict[str, str]) -> list[tuple[str, PartialDate, str]]:
+    """Published (as precisely as its source gives it), then created, then updated.
+
+    Created and updated are a pair from one source: an update another source
+    dates, or one earlier than the creation, is not shown beside it.
+    """
+    found = []
+    if published := work.published:
+        found.append(("Published", published, sources.get("publication_date", "")))
+    created, created_from = work.source_created_date, sources.get("source_created_date", "")
+    if not created and work.arxiv_created:
+        # arXiv's publication date is the day the first version was submitted: its "created".
+        created, created_from = work.arxiv_created, Source.ARXIV.label
+    if created:
+        found.append(("Created", PartialDate.of(created, None), created_from))
+    updated = work.source_updated_at.date() if work.source_updated_at else None
+    updated_from = sources.get("source_updated_at", "")
+    if updated and created:
+        other_source = created_from and updated_from and updated_from != created_from
+        updated = None if other_source or updated <= created else updated
+    if updated:
+        found.append(("Updated", PartialDate.of(updated, None), updated_from))
+    return found
+
+
+def similar_works(work: Work, *, limit: int = 5) -> list[WorkSimilarity]:
+    """The stored "More like this" matches, best first, with venues and first authors.
+
+    Each similar work carries ``first_authorships``: its first four, enough to show
+    three and say whether there are more.
+    """
+    first_authors = Authorship.objects.select_related("author").order_by("position", "id")[:4]
+    links = list(
+        WorkSimilarity.objects.filter(work=work, similar__merged_into__isnull=True)
+        .select_related("similar__venue")
+        .order_by("-score", "similar_id")[:limit]
+    )
+    prefetch_related_objects(
+        [link.similar for link in links],
+        Prefetch("authorships", queryset=first_authors, to_attr="first_authorships"),
+    )
+    return links
+
+
+def work_page(
+    work: Work, *, today: date, all_authors: bool = False, authors_page: int = 1
+) -> WorkPage:
+    """Everything the work page shows, in a fixed number of queries whatever the work's size.
+
+    A byline past ``BYLINES_SHOWN`` names shows its first names and its last, and
+    says how many it leaves out; with ``all_authors``, page ``authors_page`` of the
+    whole byline, ``BYLINE_PAGE`` names a page. Topics and funders are shown as
+    far as ``TOPICS_SHOWN`` and ``FUNDERS_SHOWN`` and counted beyond.
+    """
+    labels = dict(Source.choices)
+    sources = {
+        name: labels.get(source, source)
+        for name, source in work.provenance.items()
+        if isinstance(source, str)  # "dropped" holds notes, not a source
+    }
+    if all_authors:
+        window = byline_reads.byline_page(work, authors_page, BYLINE_PAGE)
+    else:
+        window = byline_reads.first_and_last(work, BYLINES_SHOWN)
+    bylines, affiliations = _bylines(window.entries)
+    topics, topics_left_out = _topics(work)
+    funding, funders_left_out = _funding(work)
+    return WorkPage(
+        work=work,
+        bylines=bylines,
+        bylines_left_out=0 if all_authors else window.total - len(window.entries),
+        byline=window,
+        affiliations=affiliations,
+        topics=topics,
+        topics_left_out=topics_left_out,
+        funding=funding,
+        funders_left_out=funders_left_out,
+        similar=similar_works(work),
+        sources=sources,
+        dates=_dates(work, sources),
+        embargo_active=bool(work.embargo_until and work.embargo_until > today),
+        provenance=[(_fact_label(name), label) for name, label in sources.items()]
+        + _dropped_notes(work, labels),
+    )

@@ -1,0 +1,7 @@
+"""Staff curation: the admin, its views, queues and decisions."""
+
+from django.apps import AppConfig
+
+
+class CurationConfig(AppConfig):
+    name = "curation"

@@ -1,0 +1,198 @@
+"""Writing a batch's authorships: who wrote each work, with their institutions."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from catalogue.models import (
+    Author,
+    AuthorInstitution,
+    Authorship,
+    LinkConstraint,
+    Source,
+    UnlinkedAuthorship,
+)
+from ingestion.ingest import entities
+from ingestion.ingest.batch import IncomingWork
+from ingestion.ingest.bylines import Constraints, Item, Resolved
+from ingestion.ingest.rows import allocate_ids, any_of, insert_rows, on_postgresql
+
+AuthorshipInstitution = Authorship.institutions.through
+
+
+NEW_AUTHORSHIP_FIELDS = [
+    "work_id",
+    "author_id",
+    "source",
+    "position",
+    "raw_name",
+    "raw_affiliation",
+    "is_corresponding",
+    "confidence",
+]
+
+
+@dataclass(slots=True)
+class NewAuthorship:
+    """An authorship this batch creates: a plain row until it is inserted."""
+
+    work_id: int
+    author_id: int
+    source: str
+    position: int = 0
+    raw_name: str = ""
+    raw_affiliation: str = ""
+    is_corresponding: bool = False
+    confidence: float = 1.0
+    pk: int | None = None
+
+    def values(self) -> dict:
+        return {name: getattr(self, name) for name in NEW_AUTHORSHIP_FIELDS}
+
+    def row(self) -> tuple:
+        return (self.pk, *(getattr(self, name) for name in NEW_AUTHORSHIP_FIELDS))
+
+
+class AuthorshipWriter:
+    """Plans the authorship changes of a batch, then writes them in a few statements."""
+
+    def __init__(self, existing, constraints: Constraints, institutions):
+        self.existing = existing
+        self.constraints = constraints
+        self.institutions = institutions
+        self.create: list[Authorship] = []
+        self.update: list[Authorship] = []
+        self.delete: list[int] = []
+        self.links: list[tuple[Authorship, list[int]]] = []
+        self.author_ids: set[int] = set()
+        self.last_known: dict[int, int] = {}
+
+    def plan(self, item: Item, resolved: dict[tuple[int, int], Resolved]) -> None:
+        current = {a.author_id: a for a in self.existing[item.work_id]}
+        source = item.record.source
+        keep = set()
+        for ref in item.record.authors:
+            match = resolved.get((item.work_id, ref.position))
+            if match is None or match.author.pk in keep:
+                continue
+            author_id = match.author.pk
+            keep.add(author_id)
+            authorship = current.get(author_id)
+            if authorship is None:
+                authorship = NewAuthorship(item.work_id, author_id, source)
+                self.create.append(authorship)
+            elif authorship.source == source:
+                self.update.append(authorship)
+            else:
+                authorship.confidence = max(authorship.confidence, match.confidence)
+                self.update.append(authorship)
+                self._remember(item, ref, author_id)
+                continue
+            authorship.position = ref.position
+            authorship.raw_name = (ref.raw_name or ref.name)[:500]
+            authorship.raw_affiliation = ref.raw_affiliation
+            authorship.is_corresponding = ref.is_corresponding
+            authorship.confidence = match.confidence
+            self._remember(item, ref, author_id, authorship)
+        protected = self.constraints.must.get(item.work_id, set())
+        for author_id, authorship in current.items():
+            if author_id in keep or author_id in protected:
+                continue
+            if authorship.source == source or self.constraints.forbids(author_id, item.work_id):
+                self.delete.append(authorship.pk)
+        self.author_ids |= keep | {a for a in current if a not in keep}
+
+    def _remember(self, item, ref, author_id, authorship=None) -> None:
+        ids = [
+            self.institutions[key].pk
+            for key in map(entities.institution_key, ref.institutions)
+            if key in self.institutions
+        ]
+        if authorship is not None:
+            self.links.append((authorship, ids))
+        if ids:
+            self.last_known.setdefault(author_id, ids[0])
+
+    def commit(self) -> set[int]:
+        if self.delete:
+            Authorship.objects.filter(pk__in=self.delete).delete()
+        self._insert_new()
+        fields = ["position", "raw_name", "raw_affiliation", "is_corresponding", "confidence"]
+        Authorship.objects.bulk_update(self.update, fields)
+        self._write_institution_links()
+        self._fill_affiliations()
+        return self.author_ids
+
+    def _insert_new(self) -> None:
+        """Insert the new authorships and learn their ids (needed for institution links)."""
+        if not self.create:
+            return
+        if on_postgresql():
+            ids = allocate_ids(Authorship, len(self.create))
+            for authorship, pk in zip(self.create, ids, strict=True):
+                authorship.pk = pk
+            insert_rows(Authorship, ["id", *NEW_AUTHORSHIP_FIELDS], [a.row() for a in self.create])
+            return
+        rows = [Authorship(**a.values()) for a in self.create]
+        Authorship.objects.bulk_create(rows)
+        for authorship, row in zip(self.create, rows, strict=True):
+            authorship.pk = row.pk
+
+    def _write_institution_links(self) -> None:
+        created = {id(a) for a in self.create}
+        existing = [a.pk for a, _ in self.links if id(a) not in created]
+        if existing:
+            AuthorshipInstitution.objects.filter(authorship_id__in=existing).delete()
+        rows = {(a.pk, inst) for a, institutions in self.links for inst in institutions}
+        insert_rows(AuthorshipInstitution, ["authorship", "institution"], sorted(rows))
+
+    def _fill_affiliations(self) -> None:
+        if not self.last_known:
+            return
+        insert_rows(
+            AuthorInstitution,
+            ["author", "institution", "years", "source"],
+            [(a, i, [], Source.OPENALEX) for a, i in sorted(self.last_known.items())],
+            ignore_conflicts=True,
+        )
+        blank = Author.objects.filter(
+            any_of("pk", self.last_known), last_known_institution__isnull=True
+        )
+        changed = []
+        for author in blank.only("id"):
+            author.last_known_institution_id = self.last_known[author.pk]
+            changed.append(author)
+        if changed:
+            Author.objects.bulk_update(changed, ["last_known_institution"])
+
+
+def load_constraints(work_ids: set[int]) -> Constraints:
+    if not work_ids:
+        return Constraints(set(), defaultdict(set))
+    rows = LinkConstraint.objects.filter(
+        any_of("work_id", work_ids), author__isnull=False
+    ).values_list("kind", "author_id", "work_id")
+    cannot, must = set(), defaultdict(set)
+    for kind, author_id, work_id in rows:
+        if kind == LinkConstraint.Kind.CANNOT_LINK:
+            cannot.add((author_id, work_id))
+        else:
+            must[work_id].add(author_id)
+    return Constraints(cannot, must)
+
+
+def write_unlinked(pending: list[IncomingWork], unlinked: dict) -> None:
+    """Replace each record's unlinked byline positions with what this batch left unlinked."""
+    known = defaultdict(set)
+    for item in pending:
+        if not item.is_new:
+            known[item.record.source].add(item.work.pk)
+    for source, ids in known.items():
+        UnlinkedAuthorship.objects.filter(any_of("work_id", ids), source=source).delete()
+    sources = {item.work.pk: item.record.source for item in pending}
+    rows = [
+        (work_id, position, (ref.raw_name or ref.name or "Unknown author")[:500], sources[work_id])
+        for (work_id, position), ref in sorted(unlinked.items())
+    ]
+    insert_rows(UnlinkedAuthorship, ["work", "position", "raw_name", "source"], rows)

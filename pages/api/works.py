@@ -1,0 +1,478 @@
+"""Read endpoints for the scholarly record under /api/v1/ (imports: ``api_imports``).
+
+Authors (with their metrics), an author's works, works, topics and institutions
+are public and paginated (``?page=``, ``?page_size=`` up to 100). Work lists take
+the same sorting and filters as the researcher page (catalogue.filters):
+``?sort=newest|cited|title&year_from=&year_to=&type=&topic=<key>&has_code=true``;
+a value that does not validate, or a parameter the endpoint does not read, answers
+400 in the one error shape. Of a work's lists that grow long (a collaboration's
+byline, topics, grants) a work gives the first ``FIRST_ROWS`` and their count;
+``/works/{id}/authorships/`` pages through the whole byline.
+"""
+
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import models
+from django_filters import rest_framework as filters
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    extend_schema,
+    extend_schema_field,
+    extend_schema_view,
+)
+from rest_framework import mixins, serializers, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import NotFound
+
+from catalogue import citations, identifiers, selectors
+from catalogue.display import web_url
+from catalogue.models import (
+    Author,
+    AuthorMetrics,
+    Authorship,
+    Citation,
+    Institution,
+    Topic,
+    UnlinkedAuthorship,
+    Work,
+)
+from config.api import ID_PATTERN, StrictQueryParams
+from pages.api.filters import (
+    AuthorListFilter,
+    InstitutionFilter,
+    TopicFilter,
+    WorkListFilter,
+)
+
+# Of a work's lists that grow long (a collaboration's byline, topics, grants) the API
+# gives the first rows and their count; /works/{id}/authorships/ pages the byline.
+FIRST_ROWS = 100
+
+
+class WebURLField(serializers.URLField):
+    """An address served only when it is http(s) with a host, else "" (see display.web_url).
+
+    Imports keep no other address, but rows written before they checked may.
+    """
+
+    def to_representation(self, value):
+        return web_url(value)
+
+
+class WebURLs(serializers.ModelSerializer):
+    """A model serializer whose URL fields go through ``WebURLField``."""
+
+    serializer_field_mapping = {
+        **serializers.ModelSerializer.serializer_field_mapping,
+        models.URLField: WebURLField,
+    }
+
+
+class InstitutionSerializer(WebURLs):
+    class Meta:
+        model = Institution
+        fields = [
+            "id",
+            "name",
+            "openalex_id",
+            "ror",
+            "country_code",
+            "type",
+            "homepage_url",
+        ]
+
+
+class TopicSerializer(serializers.ModelSerializer):
+    parent = serializers.PrimaryKeyRelatedField(
+        read_only=True, allow_null=True, help_text="The broader topic."
+    )
+    parent_name = serializers.CharField(
+        source="parent.name", default=None, read_only=True, allow_null=True
+    )
+
+    class Meta:
+        model = Topic
+        fields = ["id", "key", "name", "kind", "parent", "parent_name"]
+
+
+class CollaboratorEntrySerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    slug = serializers.CharField()
+    joint_works = serializers.IntegerField()
+    last_year = serializers.IntegerField(allow_null=True)
+
+
+class TopicEntrySerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    key = serializers.CharField()
+    works = serializers.IntegerField(help_text="How many of the author's works are in it.")
+
+
+class InstitutionEntrySerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    ror = serializers.CharField(allow_blank=True)
+    # The first and last year the record places the researcher there; null when it gives none.
+    first = serializers.IntegerField(required=False, allow_null=True, default=None)
+    last = serializers.IntegerField(required=False, allow_null=True, default=None)
+
+
+class AuthorMetricsSerializer(serializers.ModelSerializer):
+    """Aggregates computed from our records; null means unknown (never a stand-in 0)."""
+
+    h_index = serializers.SerializerMethodField()
+    i10_index = serializers.SerializerMethodField()
+    citations_by_year = serializers.DictField(
+        child=serializers.IntegerField(), help_text='Citations received per year: {"2021": 12}.'
+    )
+    collaborators_top = CollaboratorEntrySerializer(many=True, read_only=True)
+    topics_top = TopicEntrySerializer(many=True, read_only=True)
+    institutions_list = InstitutionEntrySerializer(many=True, read_only=True)
+
+    class Meta:
+        model = AuthorMetrics
+        fields = [
+            "works_count",
+            "citations",
+            "h_index",
+            "i10_index",
+            "citations_by_year",
+            "topics_count",
+            "close_collaborators_count",
+            "followers_count",
+            "primary_category",
+            "ai_score",
+            "novelty",
+            "first_year",
+            "last_year",
+            "collaborators_top",
+            "topics_top",
+            "institutions_list",
+            "computed_at",
+            "site_citations",
+        ]
+        extra_kwargs = {
+            "site_citations": {"help_text": "Citations of the author's works by works held here."}
+        }
+
+    @extend_schema_field(serializers.IntegerField(allow_null=True))
+    def get_h_index(self, metrics: AuthorMetrics) -> int | None:
+        return None if metrics.citations is None else metrics.h_index
+
+    @extend_schema_field(serializers.IntegerField(allow_null=True))
+    def get_i10_index(self, metrics: AuthorMetrics) -> int | None:
+        return None if metrics.citations is None else metrics.i10_index
+
+
+class AuthorSerializer(serializers.ModelSerializer):
+    url = serializers.CharField(source="get_absolute_url", read_only=True)
+    last_known_institution = InstitutionSerializer(read_only=True, allow_null=True)
+    works_count = serializers.IntegerField(
+        source="metrics.works_count", default=None, read_only=True, allow_null=True
+    )
+
+    class Meta:
+        model = Author
+        fields = [
+            "id",
+            "display_name",
+            "url",
+            "openalex_id",
+            "orcid",
+            "last_known_institution",
+            "works_count",
+        ]
+
+
+class AuthorDetailSerializer(AuthorSerializer):
+    metrics = serializers.SerializerMethodField()
+    works = serializers.SerializerMethodField()
+
+    class Meta(AuthorSerializer.Meta):
+        fields = [*AuthorSerializer.Meta.fields, "alternative_names", "metrics", "works"]
+
+    @extend_schema_field(AuthorMetricsSerializer(allow_null=True))
+    def get_metrics(self, author: Author) -> dict | None:
+        metrics = getattr(author, "metrics", None)
+        return AuthorMetricsSerializer(metrics).data if metrics else None
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_works(self, author: Author) -> str:
+        """The API address of this author's works."""
+        request = self.context.get("request")
+        path = f"/api/v1/authors/{author.pk}/works/"
+        return request.build_absolute_uri(path) if request else path
+
+
+class AuthorshipSerializer(serializers.ModelSerializer):
+    author_id = serializers.IntegerField(read_only=True)
+    display_name = serializers.CharField(source="author.display_name", read_only=True)
+
+    class Meta:
+        model = Authorship
+        fields = ["position", "author_id", "display_name", "raw_name", "source", "confidence"]
+
+
+class UnlinkedAuthorSerializer(serializers.ModelSerializer):
+    """A byline position no author record holds: the name as the source printed it."""
+
+    class Meta:
+        model = UnlinkedAuthorship
+        fields = ["position", "raw_name", "source"]
+
+
+class WorkSerializer(WebURLs):
+    url = serializers.CharField(source="get_absolute_url", read_only=True)
+    venue = serializers.CharField(
+        source="venue.name", default=None, read_only=True, allow_null=True
+    )
+    authorships = AuthorshipSerializer(
+        many=True,
+        read_only=True,
+        help_text=f"The first {FIRST_ROWS} in byline order; /works/{{id}}/authorships/ pages all.",
+    )
+    unlinked_authors = UnlinkedAuthorSerializer(
+        source="unlinked_authorships",
+        many=True,
+        read_only=True,
+        help_text=f"The first {FIRST_ROWS}.",
+    )
+    authors_count = serializers.IntegerField(
+        source="byline_length", read_only=True, help_text="Names on the whole byline."
+    )
+
+    class Meta:
+        model = Work
+        fields = [
+            "id",
+            "title",
+            "url",
+            "type",
+            "publication_date",
+            "publication_date_precision",
+            "publication_year",
+            "venue",
+            "journal_ref",
+            "arxiv_primary_category",
+            "doi",
+            "arxiv_id",
+            "openalex_id",
+            "cited_by_count",
+            "abstract",
+            "comments",
+            "code_url",
+            "is_open_access",
+            "oa_status",
+            "authorships",
+            "unlinked_authors",
+            "authors_count",
+        ]
+
+
+class GrantEntrySerializer(serializers.Serializer):
+    funder = serializers.CharField(source="funder.name")
+    award_id = serializers.CharField(allow_blank=True)
+
+
+class WorkDetailSerializer(WorkSerializer):
+    """A work; of its topics and grants (a collaboration's run to thousands) the first
+    ``FIRST_ROWS`` each, with their counts."""
+
+    topics = serializers.SerializerMethodField()
+    grants = serializers.SerializerMethodField()
+    topics_count = serializers.SerializerMethodField()
+    grants_count = serializers.SerializerMethodField()
+
+    @extend_schema_field(TopicSerializer(many=True))
+    def get_topics(self, work: Work) -> list:
+        return TopicSerializer(_topics(work)[:FIRST_ROWS], many=True).data
+
+    @extend_schema_field(GrantEntrySerializer(many=True))
+    def get_grants(self, work: Work) -> list:
+        return GrantEntrySerializer(_grants(work)[:FIRST_ROWS], many=True).data
+
+    def get_topics_count(self, work: Work) -> int:
+        return _topics(work).count()
+
+    def get_grants_count(self, work: Work) -> int:
+        return _grants(work).count()
+
+    class Meta(WorkSerializer.Meta):
+        fields = [
+            *WorkSerializer.Meta.fields,
+            "source_created_date",
+            "source_updated_at",
+            "pdf_url",
+            "landing_url",
+            "license",
+            "oa_url",
+            "volume",
+            "issue",
+            "first_page",
+            "last_page",
+            "is_retracted",
+            "embargo_until",
+            "counts_by_year",
+            "topics",
+            "topics_count",
+            "grants",
+            "grants_count",
+        ]
+
+
+def _topics(work: Work):
+    return (
+        Topic.objects.filter(work_topics__work=work)
+        .select_related("parent")
+        .order_by("-work_topics__is_primary", "-work_topics__score", "work_topics__id")
+    )
+
+
+def _grants(work: Work):
+    return work.grants.select_related("funder").order_by("funder__name", "award_id", "id")
+
+
+class CitedWorkSerializer(serializers.ModelSerializer):
+    url = serializers.CharField(source="get_absolute_url", read_only=True)
+
+    class Meta:
+        model = Work
+        fields = ["id", "title", "url", "publication_year", "doi", "arxiv_id", "openalex_id"]
+
+
+class ReferenceSerializer(serializers.ModelSerializer):
+    """One work a work cites: always its OpenAlex id, and our work when it is held here."""
+
+    openalex_id = serializers.CharField(source="cited_openalex_id", read_only=True)
+    openalex_url = serializers.SerializerMethodField()
+    work = CitedWorkSerializer(
+        source="cited", read_only=True, allow_null=True, help_text="Null when not held here."
+    )
+
+    class Meta:
+        model = Citation
+        fields = ["openalex_id", "openalex_url", "work"]
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_openalex_url(self, citation: Citation) -> str:
+        return identifiers.openalex_url(citation.cited_openalex_id)
+
+
+class AuthorViewSet(StrictQueryParams, viewsets.ReadOnlyModelViewSet):
+    """Public author records; the detail carries the author's metrics."""
+
+    lookup_value_regex = ID_PATTERN
+    queryset = Author.objects.visible().select_related("last_known_institution", "metrics")
+    filter_backends = [filters.DjangoFilterBackend]
+    filterset_class = AuthorListFilter
+
+    def get_queryset(self):
+        return super().get_queryset().order_by("id")
+
+    def get_serializer_class(self):
+        return AuthorDetailSerializer if self.action == "retrieve" else AuthorSerializer
+
+
+@extend_schema_view(
+    list=extend_schema(
+        summary="An author's works",
+        description="Sorted and filtered as on the researcher page.",
+        parameters=[OpenApiParameter("author_pk", int, OpenApiParameter.PATH)],
+    )
+)
+class AuthorWorksViewSet(StrictQueryParams, mixins.ListModelMixin, viewsets.GenericViewSet):
+    """The works of one author."""
+
+    serializer_class = WorkSerializer
+    filter_backends = [filters.DjangoFilterBackend]
+    filterset_class = WorkListFilter
+    queryset = Work.objects.none()
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):
+            return Work.objects.none()
+        author = Author.objects.visible().filter(pk=self.kwargs["author_pk"]).first()
+        if author is None:
+            raise NotFound("No author has this id.")
+        return selectors.author_works(author, names=FIRST_ROWS)
+
+
+class WorkViewSet(StrictQueryParams, viewsets.ReadOnlyModelViewSet):
+    """Works with their authors in order; the list sorts and filters like the researcher page."""
+
+    lookup_value_regex = ID_PATTERN
+    filter_backends = [filters.DjangoFilterBackend]
+    filterset_class = WorkListFilter
+
+    def get_queryset(self):
+        return selectors.works_with_authors(Work.objects.visible(), names=FIRST_ROWS)
+
+    def get_serializer_class(self):
+        return WorkDetailSerializer if self.action == "retrieve" else WorkSerializer
+
+    def _paged(self, rows, serializer: type[serializers.Serializer]):
+        """One page of ``rows`` written by ``serializer``, with the paging links."""
+        page = self.paginate_queryset(rows)
+        return self.get_paginated_response(serializer(page, many=True).data)
+
+    def _work(self) -> Work:
+        try:
+            return Work.objects.visible().get(pk=self.kwargs["pk"])
+        except (Work.DoesNotExist, ValueError, TypeError, DjangoValidationError):
+            raise NotFound("No work has this id.") from None
+
+    @extend_schema(
+        summary="The works a work cites",
+        description="Held works first (newest first), then the rest by OpenAlex id.",
+        responses=ReferenceSerializer(many=True),
+        filters=False,
+    )
+    @action(detail=True, filter_backends=[], serializer_class=ReferenceSerializer)
+    def references(self, request, pk=None):
+        return self._paged(citations.reference_rows(self._work()), ReferenceSerializer)
+
+    @extend_schema(
+        summary="The works held here that cite a work",
+        description="Newest first. The source's own count is the work's cited_by_count.",
+        responses=WorkSerializer(many=True),
+        filters=False,
+    )
+    @action(detail=True, url_path="cited-by", filter_backends=[], serializer_class=WorkSerializer)
+    def cited_by(self, request, pk=None):
+        citing = citations.citing_works(self._work())
+        return self._paged(selectors.works_with_authors(citing, names=FIRST_ROWS), WorkSerializer)
+
+    @extend_schema(
+        summary="A work's whole byline",
+        description="The authorships in byline order, a page at a time.",
+        responses=AuthorshipSerializer(many=True),
+        filters=False,
+    )
+    @action(detail=True, filter_backends=[], serializer_class=AuthorshipSerializer)
+    def authorships(self, request, pk=None):
+        byline = self._work().authorships.select_related("author").order_by("position", "id")
+        return self._paged(byline, AuthorshipSerializer)
+
+
+class TopicViewSet(StrictQueryParams, viewsets.ReadOnlyModelViewSet):
+    """Topics: arXiv categories and OpenAlex domains, fields, subfields and topics."""
+
+    lookup_value_regex = ID_PATTERN
+    serializer_class = TopicSerializer
+    queryset = Topic.objects.select_related("parent").order_by("name", "id")
+    filter_backends = [filters.DjangoFilterBackend]
+    filterset_class = TopicFilter
+
+
+class InstitutionViewSet(StrictQueryParams, viewsets.ReadOnlyModelViewSet):
+    """Institutions that authors are or were affiliated with."""
+
+    lookup_value_regex = ID_PATTERN
+    serializer_class = InstitutionSerializer
+    queryset = Institution.objects.order_by("name", "id")
+    filter_backends = [filters.DjangoFilterBackend]
+    filterset_class = InstitutionFilter

@@ -1,0 +1,455 @@
+"""Whole pages for anonymous visitors, kept until a record they show changes.
+
+Each record a public page shows (a researcher, a work) has a *page version*: a
+token in the cache that ``versions_bump`` renews whenever something shown about
+the record changes. The code that makes such a change bumps it: imports and
+curation (``authors_changed``), metrics, trust scores, claims, follows and
+direct saves of the records. A cached page keeps the versions of every record
+it depends on, read before it was rendered; it is served only while they all
+still hold, so a change shows at the next request once its bump has run (a
+change made by a task shows once that task has run).
+
+A page depends on more than its own record: a work page on its authors, its
+matches and theirs, and the page of references and of citing works it lists
+(``work_page_records``); a researcher page on every work entry it lists and
+their authors (the versions its shared page was kept under). A change to a work
+also renews the pages listing it as a reference or a citer (``works_changed``).
+What every page may show of venues, topics, institutions and funders is kept
+under one version, ``NAMES``: a staff edit of one renews every kept page. Such
+edits are rare, and no page then has to name each of them it shows.
+
+Only anonymous requests without any cookie are answered from the cache: no
+session means no user, no messages, nothing that varies per visitor, and a hit
+reads no SQL at all. Only plain 200 answers are stored, and none that used the
+CSRF token or the session. The middleware outside the view (security headers,
+CSP, compression) still runs on every answer, cached or not. Every kept page
+is renewed at least every ``PAGE_TIMEOUT`` seconds whatever happens.
+
+A page is kept per address and per query string, counting only the parameters
+the page reads (``PAGE_PARAMETERS``), each given once and shaped as the page
+expects, in a fixed order. A request carrying any other parameter, or one given
+twice, is answered fresh and kept nowhere: its page could echo the parameter
+back (pagination links keep the query string), so it cannot share an entry with
+the address without it, and keying on it would let anyone fill the cache with
+``?a=1``, ``?a=2``... copies of one page.
+
+Every other visitor (signed in, or with a cookie) gets a *shared page*
+(``shared_page``): the page rendered once as an anonymous visitor sees it, with
+slots where each visitor's own parts go (account menu, messages, the follow and
+claim panels), kept under the versions of every record it shows, list entries
+and their authors included. Each request fills the slots for its visitor. The
+search page is one too, kept under the ``SEARCH`` version, which every renewal
+of any record's version renews.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import re
+import uuid
+from collections.abc import Callable, Iterable
+from functools import wraps
+from importlib import import_module
+from typing import NamedTuple
+from urllib.parse import urlencode
+
+from django.conf import settings
+from django.contrib.auth.models import AnonymousUser
+from django.core.cache import cache
+from django.db import transaction
+from django.http import HttpRequest, HttpResponse
+from django.template.loader import get_template, render_to_string
+from django.utils import timezone
+from django.utils.safestring import SafeString, mark_safe
+
+from catalogue.byline_reads import LISTED, firsts
+from catalogue.models import Authorship, Citation, Work, WorkSimilarity
+from config.sites import site_url
+
+PAGE_TIMEOUT = 3600
+HEADERS_KEPT = ("Content-Type", "Content-Language", "Cache-Control", "Link")
+HIT_HEADER = "X-Page-Cache"
+
+Record = tuple[str, int]  # ("author", pk) or ("work", pk)
+# The search page shows any record: every renewal of a record's version renews this one too.
+SEARCH: Record = ("search", 0)
+# Names of venues, topics, institutions and funders, which any page may show.
+NAMES: Record = ("names", 0)
+# The attribute of a view's answer holding the versions of the other records it shows.
+SHOWN = "page_versions"
+
+
+def _version_key(kind: str, pk: int) -> str:
+    return f"page:v:{kind}:{pk}"
+
+
+def versions_bump(kind: str, ids: Iterable[int]) -> None:
+    """Renew the page versions of these records: their cached pages are stale now.
+
+    A version is renewed by removing it (the next page read gives the record a
+    new one), at once and, inside a transaction, again when it commits: a page
+    rendered in between, from rows not yet committed, is not kept under the
+    final version.
+    """
+    keys = [_version_key(kind, int(pk)) for pk in ids if pk]
+    if keys:
+        _renew([*keys, _version_key(*SEARCH)])
+
+
+def names_bump() -> None:
+    """A venue, topic, institution or funder changed: every kept page is stale."""
+    _renew([_version_key(*NAMES), _version_key(*SEARCH)])
+
+
+def _renew(keys: list[str]) -> None:
+    cache.delete_many(keys)
+    if transaction.get_connection().in_atomic_block:
+        transaction.on_commit(lambda: cache.delete_many(keys))
+
+
+def authors_bump(author_ids: Iterable[int]) -> None:
+    versions_bump("author", author_ids)
+
+
+def works_bump(work_ids: Iterable[int]) -> None:
+    versions_bump("work", work_ids)
+
+
+def works_changed(work_ids: Iterable[int]) -> None:
+    """These works changed: renew their pages and those of the works linked to them.
+
+    A work page is kept under the versions of the works it lists, but a link that
+    is new (a new citer, a reference now held here) changes the lists themselves:
+    the pages at the other end of each citation link are renewed too, and that of
+    the work a linked record was merged into (its page lists the record's citers).
+    """
+    ids = list(work_ids)
+    if not ids:
+        return
+    citing = Citation.objects.filter(cited_id__in=ids).values_list("citing_id", flat=True)
+    cited = Citation.objects.filter(citing_id__in=ids, cited__isnull=False)
+    linked = {*citing, *cited.values_list("cited_id", flat=True)}
+    merged = Work.objects.filter(pk__in=linked, merged_into__isnull=False)
+    works_bump({*ids, *linked, *merged.values_list("merged_into_id", flat=True)})
+
+
+def versions_current(records: Iterable[Record]) -> dict[str, str]:
+    """The page versions of ``records`` and ``NAMES`` (any page may show a name),
+    giving one to those that have none yet."""
+    keys = list(dict.fromkeys(_version_key(kind, pk) for kind, pk in [NAMES, *records]))
+    found = cache.get_many(keys)
+    missing = {key: uuid.uuid4().hex[:12] for key in keys if key not in found}
+    if missing:
+        # Set before anything is rendered: a bump racing with this at worst costs
+        # one more render, never a stale page (the bump writes after its commit).
+        cache.set_many(missing, None)
+        found.update(missing)
+    return found
+
+
+def cacheable_request(request: HttpRequest) -> bool:
+    """An anonymous GET that carries no cookie and asks for the whole page."""
+    return (
+        request.method in ("GET", "HEAD")
+        and not request.COOKIES
+        and not request.headers.get("HX-Request")
+        and settings.PAGE_CACHE
+    )
+
+
+def cacheable_response(request: HttpRequest, response: HttpResponse) -> bool:
+    """A plain 200 page that holds nothing particular to this visitor."""
+    session = getattr(request, "session", None)
+    return (
+        response.status_code == 200
+        and not response.streaming
+        and not response.cookies
+        and not request.META.get("CSRF_COOKIE_NEEDS_UPDATE")
+        and not (session is not None and session.modified)
+        and not getattr(request, "_messages", None)
+    )
+
+
+_NUMBER = re.compile(r"\d{0,6}")  # a page number or a year
+_WORD = re.compile(r"[\w:.-]{0,100}")  # a choice (sort, type, oa...) or a topic key
+_TEXT = re.compile(r".{0,1000}", re.DOTALL)  # a search query (SearchForm's own bound)
+_WORK_FILTERS = {
+    "year_from": _NUMBER,
+    "year_to": _NUMBER,
+    "type": _WORD,
+    "topic": _WORD,
+    "oa": _WORD,
+}
+# The query parameters each kept page reads: the work page's pages of references
+# and citing works, the researcher page's work filters (catalogue.filters) and
+# the search form's fields (search.works.SearchForm), with their page.
+PAGE_PARAMETERS = {
+    "work": {"references": _NUMBER, "cited_by": _NUMBER, "authors": re.compile("all")},
+    "author": {**_WORK_FILTERS, "sort": _WORD, "has_code": _WORD, "page": _NUMBER},
+    "search": {**_WORK_FILTERS, "q": _TEXT, "show": _WORD, "page": _NUMBER},
+}
+
+
+def page_query(kind: str, request: HttpRequest) -> str | None:
+    """The query string as the page of ``kind`` reads it, in a fixed order.
+
+    None when the request carries a parameter the page does not read, one given
+    twice, or a value the page could not take: such a page is not kept.
+    """
+    readable = PAGE_PARAMETERS.get(kind, {})
+    kept = []
+    for name, values in request.GET.lists():
+        pattern = readable.get(name)
+        if pattern is None or len(values) != 1 or not pattern.fullmatch(values[0]):
+            return None
+        kept.append((name, values[0]))
+    return urlencode(sorted(kept))
+
+
+def page_key(kind: str, pk: int, request: HttpRequest) -> str | None:
+    """The cache key of the page, or None when the page is not kept (``page_query``)."""
+    query = page_query(kind, request)
+    if query is None:
+        return None
+    # On the site's address: the page's canonical link and JSON-LD start with it, and a
+    # DEBUG run gives each host and port the site is reached at its own (config.sites).
+    address = f"{site_url()}{request.path}?{query}"
+    digest = hashlib.sha1(address.encode(), usedforsecurity=False).hexdigest()
+    # The date is part of the key: pages say "under embargo until", "n years ago".
+    return f"page:{kind}:{pk}:{timezone.localdate().isoformat()}:{digest}"
+
+
+def _stored(response: HttpResponse, versions: dict[str, str]) -> dict:
+    headers = {name: response[name] for name in HEADERS_KEPT if name in response}
+    return {"versions": versions, "body": response.content, "headers": headers}
+
+
+def _answer(entry: dict) -> HttpResponse:
+    response = HttpResponse(entry["body"])
+    for name, value in entry["headers"].items():
+        response[name] = value
+    response[HIT_HEADER] = "hit"
+    return response
+
+
+def _fresh(entry: dict | None) -> bool:
+    if not entry:
+        return False
+    versions = entry["versions"]
+    return cache.get_many(list(versions)) == versions
+
+
+def work_authors(pk: int) -> list[Record]:
+    """What a work page shows besides the work: its linked authors."""
+    ids = Authorship.objects.filter(work_id=pk).values_list("author_id")
+    return [("author", author_id) for (author_id,) in ids]
+
+
+def work_page_records(pk: int, listed: Iterable[int] = ()) -> list[Record]:
+    """What a work page shows besides the work: its matches, the ``listed`` works
+    (a page of references and of citing works), and the authors of all of them."""
+    similar = WorkSimilarity.objects.filter(work_id=pk).values_list("similar_id", flat=True)
+    works = {pk, *similar, *listed}
+    authors = (
+        Authorship.objects.filter(work_id__in=works, author__isnull=False)
+        .values_list("author_id", flat=True)
+        .distinct()
+    )
+    return [*(("work", w) for w in sorted(works)), *(("author", a) for a in authors)]
+
+
+def answer_shows(response: HttpResponse, versions: dict[str, str] | None) -> HttpResponse:
+    """Note on ``response`` the versions of the other records it shows, read before their rows.
+
+    ``anonymous_page`` keeps the page under them too.
+    """
+    if versions:
+        setattr(response, SHOWN, versions)
+    return response
+
+
+def anonymous_page(kind: str):
+    """Serve a record page (a view taking ``pk``) from the cache to anonymous visitors.
+
+    The view names the other records the page shows, whose changes make it stale
+    too, on its answer (``answer_shows``).
+    """
+
+    def decorator(view):
+        @wraps(view)
+        def wrapped(request: HttpRequest, pk: int, *args, **kwargs) -> HttpResponse:
+            key = page_key(kind, pk, request) if cacheable_request(request) else None
+            if key is None:
+                return view(request, pk, *args, **kwargs)
+            entry = cache.get(key)
+            if _fresh(entry):
+                return _answer(entry)
+            versions = versions_current([(kind, pk)])  # read before the page is rendered
+            response = view(request, pk, *args, **kwargs)
+            if cacheable_response(request, response):
+                versions |= getattr(response, SHOWN, {})
+                cache.set(key, _stored(response, versions), PAGE_TIMEOUT)
+            return response
+
+        return wrapped
+
+    return decorator
+
+
+def work_records(works) -> set[Record]:
+    """The records a list entry of each of ``works`` shows: the work and its authors."""
+    records = {("work", w.pk) for w in works}
+    records |= {("author", a.author_id) for w in works for a in w.authorships.all()}
+    return records
+
+
+def _fragment_key(pk: int, records: list[Record], versions: dict, author_id: int, pinned) -> str:
+    tokens = "|".join(versions[_version_key(kind, rpk)] for kind, rpk in [*records, NAMES])
+    digest = hashlib.sha1(tokens.encode(), usedforsecurity=False).hexdigest()[:16]
+    return f"frag:work-item:{pk}:{author_id}:{int(pinned)}:{digest}"
+
+
+def _entry_records(work) -> list[Record]:
+    """The work and the linked authors an entry names (its first ``LISTED``), in byline
+    order, as ``_bylines_of`` reads them."""
+    linked = sorted(work.authorships.all(), key=lambda a: (a.position, a.pk))[:LISTED]
+    return [("work", work.pk), *(("author", a.author_id) for a in linked)]
+
+
+def _bylines_of(ids: list[int]) -> dict[int, list[Record]]:
+    """``_entry_records`` of the works ``ids`` from the narrow authorship rows alone."""
+    found: dict[int, list[Record]] = {pk: [("work", pk)] for pk in ids}
+    rows = firsts(Authorship.objects.filter(work_id__in=ids), LISTED).order_by("position", "pk")
+    for work_id, author_id in rows.values_list("work_id", "author_id"):
+        found[work_id].append(("author", author_id))
+    return found
+
+
+def _kept_entries(ids: list[int], author_id: int, pinned: bool) -> str | None:
+    """The entries of the works ``ids`` when the cache holds every one, else None."""
+    records = _bylines_of(ids)
+    versions = versions_current({record for rs in records.values() for record in rs})
+    keys = [_fragment_key(pk, records[pk], versions, author_id, pinned) for pk in ids]
+    found = cache.get_many(keys)
+    return "".join(found[key] for key in keys) if len(found) == len(keys) else None
+
+
+def work_items_render(works, *, page_author=None, pinned: bool = False) -> SafeString:
+    """The list entries of ``works`` (authorships prefetched), each kept in the cache.
+
+    An entry shows the work and the names of its authors, so it is kept under
+    the page versions of all of them, read in one round trip; entries of a page
+    are fetched together and only the missing ones are rendered. Signed-in
+    visitors get them too: nothing in an entry depends on who looks. Works not
+    read yet (``search.WorksById``) are read only when an entry is missing.
+    """
+    template = get_template("publications/_work_item.html")
+    author_id = page_author.pk if page_author is not None else 0
+    ids = getattr(getattr(works, "object_list", works), "ids", None)
+    if settings.PAGE_CACHE and ids:
+        kept = _kept_entries(ids, author_id, pinned)
+        if kept is not None:
+            return mark_safe(kept)  # noqa: S308 - rendered by the template below
+    works = list(works)
+
+    def render(work) -> str:
+        return template.render({"work": work, "page_author": page_author, "pinned": pinned})
+
+    if not settings.PAGE_CACHE or not works:
+        return mark_safe("".join(render(work) for work in works))  # noqa: S308 - escaped by the template
+    versions = versions_current(work_records(works))
+    keys = [_fragment_key(w.pk, _entry_records(w), versions, author_id, pinned) for w in works]
+    found = cache.get_many(keys)
+    missing = {key: render(work) for key, work in zip(keys, works, strict=True) if key not in found}
+    if missing:
+        cache.set_many(missing, PAGE_TIMEOUT)
+    return mark_safe("".join(found.get(key) or missing[key] for key in keys))  # noqa: S308
+
+
+# Pages shared by every visitor, with the parts drawn for each visitor left as slots.
+
+
+class Slots:
+    """Stand-ins for the parts of a page drawn for each visitor: ``{{ slots.account }}``.
+
+    A slot is an HTML comment holding a random token of its own page, so no text
+    of a record (a title, a name) can pass for one.
+    """
+
+    def __init__(self) -> None:
+        self.nonce = uuid.uuid4().hex
+
+    def __getitem__(self, name: str) -> SafeString:
+        return mark_safe(f"<!--slot:{self.nonce}:{name}-->")  # noqa: S308 - no outside text
+
+
+def slots_fill(body: str, nonce: str, parts: dict[str, str]) -> str:
+    """``body`` with each slot replaced by the part of that name."""
+    for name, html in parts.items():
+        body = body.replace(f"<!--slot:{nonce}:{name}-->", html)
+    return body
+
+
+def slots_render(request: HttpRequest, parts: dict[str, tuple[str, dict]]) -> dict[str, str]:
+    """Each slot's template rendered for this visitor: {name: (template, context)}."""
+    return {name: render_to_string(t, context, request) for name, (t, context) in parts.items()}
+
+
+def slots_answer(request: HttpRequest, body: str, nonce: str, **parts) -> HttpResponse:
+    """The shared page with the account menu, the messages and ``parts`` drawn for this visitor.
+
+    ``parts``: {slot name: (template, context)}, as ``slots_render`` takes them.
+    """
+    parts = {"account": ("_account_nav.html", {}), "messages": ("_messages.html", {}), **parts}
+    return HttpResponse(slots_fill(body, nonce, slots_render(request, parts)))
+
+
+def _as_anyone(request: HttpRequest) -> HttpRequest:
+    """The request as an anonymous visitor without session, messages or CSRF token makes it."""
+    visitor = copy.copy(request)
+    visitor.user = AnonymousUser()
+    visitor.META = {k: v for k, v in request.META.items() if not k.startswith("CSRF_COOKIE")}
+    visitor.session = _empty_session()
+    visitor._messages = []
+    return visitor
+
+
+def _empty_session():
+    return import_module(settings.SESSION_ENGINE).SessionStore()
+
+
+def _nothing_personal(visitor: HttpRequest) -> bool:
+    """The page read nothing of its visitor: no session, no CSRF token."""
+    return not visitor.session.accessed and "CSRF_COOKIE_NEEDS_UPDATE" not in visitor.META
+
+
+SharedBuild = Callable[[HttpRequest, Slots], tuple[str, dict[str, str]]]
+
+
+class SharedPage(NamedTuple):
+    body: str
+    nonce: str  # of the page's slots
+    versions: dict[str, str]  # of every record it shows
+
+
+def shared_page(kind: str, pk: int, request: HttpRequest, build: SharedBuild) -> SharedPage:
+    """The record's page as anyone sees it, per-visitor parts left as slots.
+
+    ``build(visitor, slots)`` renders it for an anonymous ``visitor`` and returns the
+    body with the page versions of every record it shows, each read before the
+    rows it shows (``versions_current`` adds ``NAMES``). Kept under those versions,
+    for the page's address, query (``page_query``) and day; a body that used a
+    session or a CSRF token, or a query the page does not read, is not kept.
+    """
+    key = page_key(kind, pk, request) if settings.PAGE_CACHE else None
+    if key is not None:
+        key = f"shared:{key}"
+        entry = cache.get(key)
+        if _fresh(entry):
+            return SharedPage(entry["body"], entry["nonce"], entry["versions"])
+    slots, visitor = Slots(), _as_anyone(request)
+    body, versions = build(visitor, slots)  # read NAMES with the page's other versions
+    if key is not None and _nothing_personal(visitor):
+        cache.set(key, {"versions": versions, "body": body, "nonce": slots.nonce}, PAGE_TIMEOUT)
+    return SharedPage(body, slots.nonce, versions)

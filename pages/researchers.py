@@ -1,0 +1,98 @@
+"""Researcher pages, and the addresses that lead to them from external ids."""
+
+from __future__ import annotations
+
+from dataclasses import fields
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
+
+from catalogue.identifiers import normalize_openalex_id, normalize_orcid, openalex_is_local
+from catalogue.models import Author
+from pages import cache as pagecache
+from pages.researcher_page import author_for_page, researcher_page, researcher_viewer
+
+
+def _redirect_keeping_query(
+    request: HttpRequest, author: Author, *, permanent: bool
+) -> HttpResponse:
+    url = author.get_absolute_url()
+    if request.GET:
+        url = f"{url}?{request.GET.urlencode()}"
+    return redirect(url, permanent=permanent)
+
+
+@pagecache.anonymous_page("author")
+def researcher_detail(request: HttpRequest, pk: int, slug: str = "") -> HttpResponse:
+    """The page every visitor shares (from the cache), with the visitor's own panels drawn in."""
+    author = author_for_page(pk)
+    if author.merged_into_id:
+        # 302: staff can undo a merge, and browsers keep a 301 for good.
+        return _redirect_keeping_query(request, author.merged_into, permanent=False)
+    if slug != author.slug:
+        return _redirect_keeping_query(request, author, permanent=True)
+
+    def build(visitor: HttpRequest, slots: pagecache.Slots) -> tuple[str, dict]:
+        versions = pagecache.versions_current([("author", author.pk)])  # before the rows
+        page = researcher_page(author=author_for_page(pk, in_full=True), query=visitor.GET)
+        versions |= pagecache.versions_current(pagecache.work_records(page.shown_works()))
+        context = {field.name: getattr(page, field.name) for field in fields(page)}
+        context |= {"page_author": author, "slots": slots}  # page_author: marked in bylines
+        return render_to_string("profiles/researcher_detail.html", context, visitor), versions
+
+    shared = pagecache.shared_page("author", author.pk, request, build)
+    viewer = researcher_viewer(author=author, viewer=request.user)
+    actions = {field.name: getattr(viewer, field.name) for field in fields(viewer)}
+    response = pagecache.slots_answer(
+        request,
+        shared.body,
+        shared.nonce,
+        actions=("profiles/_researcher_actions.html", {"author": author, **actions}),
+    )
+    return pagecache.answer_shows(response, shared.versions)
+
+
+def _not_found(request: HttpRequest, **context) -> HttpResponse:
+    return render(
+        request, "identifier_not_found.html", {"what": "researcher", **context}, status=404
+    )
+
+
+def researcher_by_orcid(request: HttpRequest, value: str) -> HttpResponse:
+    """``/researchers/orcid/<ORCID iD>/``: our page for the author with this ORCID iD."""
+    orcid = normalize_orcid(value)
+    author = Author.objects.filter(orcid=orcid).first() if orcid else None
+    if author is not None and not author.is_deleted:
+        return redirect(author.merged_into or author)
+    return _not_found(
+        request,
+        label="ORCID iD",
+        value=orcid or value,
+        valid=orcid is not None,
+        source_url=f"https://orcid.org/{orcid}" if orcid else "",
+        source_name="ORCID",
+        example="0000-0002-1825-0097",
+        search_query="",
+    )
+
+
+def researcher_by_openalex(request: HttpRequest, value: str) -> HttpResponse:
+    """``/researchers/openalex/<A id>/``: our page for the author with this OpenAlex id."""
+    openalex = normalize_openalex_id(value)
+    if openalex and not openalex.startswith("A"):
+        openalex = None  # a work, institution or topic id is not an author id
+    author = Author.objects.filter(openalex_id=openalex).first() if openalex else None
+    if author is not None and not author.is_deleted:
+        return redirect(author.merged_into or author)
+    local = bool(openalex) and openalex_is_local(openalex)
+    return _not_found(
+        request,
+        label="OpenAlex id",
+        value=openalex or value,
+        valid=openalex is not None,
+        source_url=f"https://openalex.org/{openalex}" if openalex and not local else "",
+        source_name="OpenAlex",
+        example="A5023888391",
+        search_query="",
+    )

@@ -1,0 +1,7 @@
+"""More like this: which works resemble each other, and its backlog."""
+
+from django.apps import AppConfig
+
+
+class SimilarityConfig(AppConfig):
+    name = "similarity"
