@@ -13,17 +13,8 @@ class PublicationsConfig(AppConfig):
     verbose_name = "Publications"
 
     def ready(self) -> None:
-        # The receivers connect; the tasks register, for the import code to send them by name.
-        from curation.home import Queue, queue_register
-        from ingestion import tasks  # noqa: F401
-        from pages import receivers  # noqa: F401
-
-        queue_register(
-            Queue("Import problems open", "publications.ImportProblem", {"status": "open"})
-        )
-        queue_register(
-            Queue("Merge candidates open", "publications.MergeCandidate", {"status": "open"})
-        )
+        # The tasks register, for other packages to send them by name.
+        from catalogue import tasks  # noqa: F401
 
         if settings.CELERY_TASK_ALWAYS_EAGER:
             logger.info("REDIS_URL is not set: Celery tasks run inline in this process.")

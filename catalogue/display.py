@@ -16,7 +16,6 @@ scripts need none of them; the browser orders them by itself.
 from __future__ import annotations
 
 import re
-from urllib.parse import urlsplit
 
 from django.utils.html import escape
 from django.utils.safestring import SafeString
@@ -144,19 +143,3 @@ def preview(value: object, words: int) -> tuple[str, bool]:
     if len(text) > limit:
         text, was_cut = cut(text, limit), True
     return text, was_cut
-
-
-def web_url(value: object) -> str:
-    """``value`` if it is an http(s) address with a host, else "": no other scheme is linked."""
-    if not value or not isinstance(value, str):
-        return ""
-    text = value.strip()
-    if _HIDDEN.search(text):
-        return ""  # control characters have no place in an address and may hide a scheme
-    try:
-        parts = urlsplit(text)
-    except ValueError:
-        return ""
-    if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
-        return ""
-    return text

@@ -1,4 +1,4 @@
-"""Per-author aggregates computed from our own rows (DESIGN: Metrics).
+"""Per-author aggregates computed from our own rows (docs/METRICS.md).
 
 ``author_metrics_refresh`` recomputes a set of authors with a fixed number of
 queries, whatever their number of works; a task calls it after imports.
@@ -24,7 +24,7 @@ from catalogue.models import (
     Topic,
     WorkTopic,
 )
-from pages import cache as pagecache
+from catalogue.signals import metrics_refreshed
 
 AI_ARXIV_CATEGORIES = {"cs.AI", "cs.LG", "cs.CL", "cs.CV", "cs.NE", "cs.IR", "cs.RO", "stat.ML"}
 AI_SUBFIELDS = {"Artificial Intelligence", "Computer Vision and Pattern Recognition"}
@@ -362,7 +362,7 @@ def author_metrics_refresh(*, author_ids: Iterable[int]) -> int:
     AuthorMetrics.objects.bulk_create(
         rows, update_conflicts=True, unique_fields=["author"], update_fields=METRIC_FIELDS
     )
-    pagecache.authors_bump(ids)
+    metrics_refreshed.send(sender=AuthorMetrics, author_ids=list(ids))
     return len(rows)
 
 
@@ -380,7 +380,7 @@ def author_followers_refresh(*, author_ids: Iterable[int]) -> int:
     for row in rows:
         row.followers_count = counts[row.author_id]
     updated = AuthorMetrics.objects.bulk_update(rows, ["followers_count"])
-    pagecache.authors_bump(counts)
+    metrics_refreshed.send(sender=AuthorMetrics, author_ids=list(counts))
     return updated
 
 
@@ -425,5 +425,5 @@ def author_novelty_refresh(*, author_ids: Iterable[int]) -> int:
     rows = list(AuthorMetrics.objects.filter(author_id__in=set(author_ids)))
     _set_novelty(rows)
     AuthorMetrics.objects.bulk_update(rows, ["novelty"], batch_size=500)
-    pagecache.authors_bump(row.author_id for row in rows)
+    metrics_refreshed.send(sender=AuthorMetrics, author_ids=[row.author_id for row in rows])
     return len(rows)

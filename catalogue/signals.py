@@ -19,3 +19,7 @@ authors_changed = Signal()
 # failed or cancelled), whoever sent it to a worker: the request, beat's watcher
 # sending a run that waited for the broker, a resume or a retry.
 import_run_ended = Signal()
+
+# kwargs: author_ids: list[int]. Sent when these authors' stored figures (metrics,
+# follower counts, Novelty) were written: whatever shows them is stale.
+metrics_refreshed = Signal()

@@ -170,8 +170,8 @@ def merge_check(source, target, noun: str) -> None:
 
 
 def metrics_refresh(author_ids) -> None:
+    from catalogue import tasks
     from catalogue.signals import authors_changed
-    from ingestion import tasks
 
     ids = sorted(set(author_ids))
 

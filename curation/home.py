@@ -1,7 +1,7 @@
 """The admin's front page for staff: what waits for a decision and what runs.
 
-Each app names its queues here (``queue_register``): a model, the rows that
-wait (a filter) and the admin filter that lists exactly them. The front page
+The queues are named here (``QUEUES``): a model, the rows that wait (a filter)
+and the admin filter that lists exactly them. The front page
 counts each queue the staff member may view, in one query per model, and
 lists the imports under way with their progress.
 """
@@ -29,13 +29,13 @@ class Queue:
         return urlencode({f"{key}__exact": value for key, value in self.lookup.items()})
 
 
-_QUEUES: list[Queue] = []
-
-
-def queue_register(queue: Queue) -> None:
-    """Show ``queue`` on the admin front page (once; the order of registration is kept)."""
-    if queue not in _QUEUES:
-        _QUEUES.append(queue)
+QUEUES: list[Queue] = [
+    Queue("Import problems open", "publications.ImportProblem", {"status": "open"}),
+    Queue("Merge candidates open", "publications.MergeCandidate", {"status": "open"}),
+    Queue("Claims pending review", "profiles.Claim", {"status": "pending"}),
+    Queue("Claims disputed", "profiles.Claim", {"status": "disputed"}),
+    Queue("Reports open", "profiles.Report", {"status": "open"}),
+]
 
 
 @dataclass
@@ -48,7 +48,7 @@ class QueueCount:
 def _visible_models(request, site) -> dict[str, object]:
     """Model label -> model admin, for the queued models this staff member may view."""
     visible = {}
-    for label in {queue.model for queue in _QUEUES}:
+    for label in {queue.model for queue in QUEUES}:
         model = apps.get_model(label)
         model_admin = site._registry.get(model)
         if model_admin is not None and model_admin.has_view_permission(request):
@@ -59,15 +59,15 @@ def _visible_models(request, site) -> dict[str, object]:
 def waiting(request, site=admin.site) -> list[QueueCount]:
     """Every queue the staff member may view, with how many rows wait in it."""
     visible = _visible_models(request, site)
-    counts: dict[int, int] = {}  # by position in _QUEUES
+    counts: dict[int, int] = {}  # by position in QUEUES
     for label in visible:
-        mine = [(i, q) for i, q in enumerate(_QUEUES) if q.model == label]
+        mine = [(i, q) for i, q in enumerate(QUEUES) if q.model == label]
         totals = apps.get_model(label)._default_manager.aggregate(
             **{f"q{i}": Count("pk", filter=Q(**q.lookup)) for i, q in mine}
         )
         counts.update({i: totals[f"q{i}"] for i, _ in mine})
     rows = []
-    for i, queue in enumerate(_QUEUES):
+    for i, queue in enumerate(QUEUES):
         if queue.model not in visible:
             continue
         opts = visible[queue.model].opts

@@ -15,6 +15,7 @@ from catalogue.models import (
     Source,
 )
 from ingestion.importing import dispatch, ingesting, runs
+from ingestion.importing.quarantine import kept_payload
 from ingestion.records import MappingError
 
 
@@ -55,7 +56,7 @@ def import_run_retry(*, run: ImportRun, actor: Actor, background: bool = False) 
 def _problem_entity(problem: ImportProblem) -> str:
     from ingestion.sources.files import entity_of
 
-    payload = problem.kept_payload
+    payload = kept_payload(problem.payload, problem.raw_payload)
     if isinstance(payload, dict) and ("arxiv_id" in payload or problem.source == Source.ARXIV):
         return "arxiv"
     return entity_of(payload) or "work"
@@ -72,7 +73,7 @@ def import_problem_retry(*, problem: ImportProblem, actor: Actor) -> str | None:
     """Map and write the stored payload again; return None if it landed, else the new error."""
     with transaction.atomic():
         problem = _open_problem(problem)
-        if problem.kept_payload is None:
+        if kept_payload(problem.payload, problem.raw_payload) is None:
             raise ValueError(
                 "This problem kept no record to retry (the source answered with an error); "
                 "retry its import run instead."
@@ -80,7 +81,11 @@ def import_problem_retry(*, problem: ImportProblem, actor: Actor) -> str | None:
         entity = _problem_entity(problem)
         data = {"problem": problem.pk, "entity": entity, "previous_error": problem.error}
         try:
-            ingesting.import_payload(run=problem.run, entity=entity, payload=problem.kept_payload)
+            ingesting.import_payload(
+                run=problem.run,
+                entity=entity,
+                payload=kept_payload(problem.payload, problem.raw_payload),
+            )
         except MappingError as exc:
             error = str(exc)
         except Exception as exc:  # a write that fails is reported, as the import does

@@ -15,8 +15,8 @@ from pathlib import Path
 from django.db import transaction
 from django.test.utils import override_settings
 
+from catalogue.audit import audit_record
 from catalogue.models import ImportRun, Source, Work
-from curation import audit_record
 from curation.constraints import metrics_refresh
 from ingestion.importing.execution import import_run_execute
 from ingestion.importing.requesting import Via, import_run_request

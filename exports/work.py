@@ -14,8 +14,8 @@ import re
 
 from catalogue import entry_types
 from catalogue.dates import PartialDate
-from catalogue.display import web_url
 from catalogue.identifiers import fold
+from catalogue.links import web_url
 from catalogue.models import Source, Work
 from catalogue.tex import as_text, text_to_latex, visible_text
 from catalogue.text import one_line, plain_text

@@ -14,8 +14,8 @@ from django.core.paginator import Page, Paginator
 from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
 
-from catalogue.display import web_url
 from catalogue.identifiers import openalex_url
+from catalogue.links import web_url
 from catalogue.models import (
     Author,
     AuthorInstitution,

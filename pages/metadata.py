@@ -13,7 +13,7 @@ import json
 
 from django.utils.safestring import SafeString, mark_safe
 
-from catalogue import display, entry_types
+from catalogue import display, entry_types, links
 from catalogue.identifiers import openalex_url
 from catalogue.models import Author, Work
 from config.sites import absolute_url
@@ -79,7 +79,7 @@ def highwire_tags(work: Work, bylines) -> list[tuple[str, str]]:
         ("citation_lastpage", _line(work.last_page, "name")),
         ("citation_doi", work.doi or ""),
         ("citation_arxiv_id", work.arxiv_id or ""),
-        ("citation_pdf_url", display.web_url(work.pdf_url)),
+        ("citation_pdf_url", links.web_url(work.pdf_url)),
         ("citation_abstract_html_url", absolute_url(work.get_absolute_url())),
         ("citation_language", _line(work.language, "name")),
     ]
@@ -148,7 +148,7 @@ def work_json_ld(work: Work, bylines, topics) -> dict:
         "isAccessibleForFree": work.is_open_access,
         "inLanguage": _line(work.language, "name"),
     }
-    if pdf := display.web_url(work.pdf_url):
+    if pdf := links.web_url(work.pdf_url):
         data["encoding"] = {
             "@type": "MediaObject",
             "contentUrl": pdf,

@@ -1,28 +1,22 @@
-"""What the publications app does when its own signals fire."""
+"""The one place that renews kept pages: every change that a page shows lands here.
+
+Domain code never touches the page cache. Model saves and deletes, and the signals
+the apps send when they write what pages show (an import batch, refreshed metrics,
+trust scores, "More like this" lists), bump the versions of the pages that show them
+(``pages.cache``).
+"""
 
 from __future__ import annotations
 
-from django.db.models.signals import post_delete, post_save
+from django.db.models.signals import m2m_changed, post_delete, post_save
 from django.dispatch import receiver
 
 from catalogue.models import Author, Funder, Institution, Topic, Venue, Work
-from catalogue.signals import authors_changed
+from catalogue.signals import authors_changed, metrics_refreshed
 from pages import cache as pagecache
-
-
-@receiver(authors_changed, dispatch_uid="publications.similarities_after_import")
-def queue_similarities(sender, author_ids: list[int], **kwargs) -> None:
-    """New or changed works need their matches, and older works may now match them.
-
-    The signal is sent once the batch has committed, so the run reads what it
-    wrote. The request waits in the backlog: one run takes every batch's.
-    """
-    from ingestion import tasks
-    from similarity.backlog import backlog_ask
-
-    if author_ids:
-        backlog_ask(author_ids=author_ids)
-        tasks.similarities_catch_up.delay()
+from profiles.models import Claim, Follow, Profile
+from similarity.signals import similarities_stored
+from trust.signals import trust_scored
 
 
 @receiver(authors_changed, dispatch_uid="publications.pages_after_import")
@@ -59,3 +53,37 @@ def renew_researcher_page(sender, instance: Author, **kwargs) -> None:
 def renew_pages_naming(sender, **kwargs) -> None:
     """A venue, topic, institution or funder edited (by staff): any page may name it."""
     pagecache.names_bump()
+
+
+@receiver(metrics_refreshed, dispatch_uid="pages.after_metrics")
+@receiver(trust_scored, dispatch_uid="pages.after_trust_scores")
+def renew_researcher_figures(sender, author_ids: list[int], **kwargs) -> None:
+    """Stored figures or trust scores were written: the researchers' pages show them."""
+    pagecache.authors_bump(author_ids)
+
+
+@receiver(similarities_stored, dispatch_uid="pages.after_similarities")
+def renew_more_like_this(sender, work_ids: list[int], **kwargs) -> None:
+    """The works' "More like this" lists are replaced: their pages show them."""
+    pagecache.works_bump(work_ids)
+
+
+@receiver(post_save, sender=Profile, dispatch_uid="profiles.page_after_profile_save")
+@receiver(post_delete, sender=Profile, dispatch_uid="profiles.page_after_profile_delete")
+@receiver(post_save, sender=Claim, dispatch_uid="profiles.page_after_claim_save")
+@receiver(post_delete, sender=Claim, dispatch_uid="profiles.page_after_claim_delete")
+@receiver(post_save, sender=Follow, dispatch_uid="profiles.page_after_follow_save")
+@receiver(post_delete, sender=Follow, dispatch_uid="profiles.page_after_follow_delete")
+def renew_researcher_page_of_owner(sender, instance, **kwargs) -> None:
+    """The owner's profile, a claim or a follow changed: the cached page is stale."""
+    pagecache.authors_bump([instance.author_id])
+
+
+@receiver(m2m_changed, sender=Profile.pinned_works.through, dispatch_uid="profiles.page_after_pins")
+def renew_researcher_page_after_pins(sender, instance: Profile, action: str, **kwargs) -> None:
+    """The owner pinned or unpinned works: the pins lead the first page of works.
+
+    The pins have no reverse accessor on Work, so ``instance`` is always the profile.
+    """
+    if action.startswith("post_"):
+        pagecache.authors_bump([instance.author_id])

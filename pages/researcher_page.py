@@ -4,9 +4,8 @@
 the visitor's own side (follow, claim and collaboration panels): the first is
 kept in the cache for all visitors (``pages.cache.shared_page``), the
 second is drawn for each. Both are plain dataclasses; the page's template and its
-partials only render them. Apps above profiles in the layers (trust, which scores
-claims and follows) cannot be imported from here, so they add their section of
-the page by registering a builder with ``researcher_page_section`` when they start.
+partials only render them. The page sits above every app it shows, so it names
+each section's builder itself (``SECTIONS``).
 """
 
 from __future__ import annotations
@@ -32,21 +31,13 @@ from profiles.collaboration.selectors import PanelState as CollaborationPanel
 from profiles.collaboration.selectors import collaboration_panel_state
 from profiles.following.services import FollowState, follow_state
 from profiles.models import Profile
+from trust.panels import trust_panel
 
 WORKS_PER_PAGE = 20
 
 SectionBuilder = Callable[[Author], object]
-_SECTIONS: dict[str, SectionBuilder] = {}
-
-
-def researcher_page_section(name: str) -> Callable[[SectionBuilder], SectionBuilder]:
-    """Register ``build(author)`` as the section ``name`` of every researcher page."""
-
-    def register(build: SectionBuilder) -> SectionBuilder:
-        _SECTIONS[name] = build
-        return build
-
-    return register
+# The sections other apps draw for every researcher page, by the name templates use.
+SECTIONS: dict[str, SectionBuilder] = {"trust": trust_panel}
 
 
 @dataclass(frozen=True)
@@ -129,7 +120,7 @@ def researcher_page(*, author: Author, query: QueryDict) -> ResearcherPage:
         works_total=len(pinned) + works.paginator.count,
         sort_links=_sort_links(query, filterset.sort_value),
         topic_choices=_topic_choices(metrics, filterset),
-        sections={name: build(author) for name, build in _SECTIONS.items()},
+        sections={name: build(author) for name, build in SECTIONS.items()},
     )
 
 

@@ -15,9 +15,9 @@ from django.db import connection, transaction
 from catalogue.fields import json_bytes
 from catalogue.models import Work, WorkSimilarity
 from catalogue.planner import analyse
-from pages import cache as pagecache
 from similarity.corpus import Corpus
 from similarity.scoring import Match, _author_names, reasons
+from similarity.signals import similarities_stored
 
 _INCOMING = "similarity_incoming"
 
@@ -52,7 +52,7 @@ def _replace_links(work_ids: list[int], links: list[Link]) -> int:
     Their pages show the lists ("More like this"): kept copies are renewed.
     """
     with transaction.atomic():
-        pagecache.works_bump(work_ids)
+        similarities_stored.send(sender=WorkSimilarity, work_ids=list(work_ids))
         WorkSimilarity.objects.filter(work_id__in=work_ids).delete()
         if connection.vendor == "postgresql":
             _copy_links(links)

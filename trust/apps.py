@@ -5,4 +5,4 @@ class TrustConfig(AppConfig):
     name = "trust"
 
     def ready(self) -> None:
-        from trust import panels, receivers  # noqa: F401 - connect the receivers, add the panel
+        from trust import receivers  # noqa: F401 - connects the receivers

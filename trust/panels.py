@@ -1,15 +1,10 @@
-"""The trust snapshot section of the researcher page.
-
-Registered with the page's selector when the app starts: profiles, below trust in the
-layers, cannot import it.
-"""
+"""The trust snapshot section of the researcher page (``pages.researcher_page`` shows it)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from catalogue.models import Author
-from pages.researcher_page import researcher_page_section
 from trust import scoring, selectors, weights
 from trust.models import TrustScore
 from trust.sending import trust_score_request
@@ -26,7 +21,6 @@ class TrustPanel:
     queued: bool  # a worker was asked just now to score the author
 
 
-@researcher_page_section("trust")
 def trust_panel(author: Author) -> TrustPanel:
     """The stored score and its history: at most two queries.
 

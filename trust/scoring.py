@@ -4,8 +4,8 @@ Nothing here reads the database: ``trust.selectors`` gathers the ``Signals`` of
 an author, ``score`` turns them into a ``Result`` and ``trust.services`` stores it.
 What each item is worth, the tiers and the levels are in ``trust.weights``.
 
-How the score is made (DESIGN: Trust and verification)
------------------------------------------------------
+How the score is made (docs/TRUST.md)
+-------------------------------------
 The score (0-100) is the sum of four components, identity (at most 40 points),
 record (35), community (12) and activity (13), minus penalties, and is then held
 within 0-100. Each component is made of the items in ``WEIGHTS``; an item earns
@@ -26,8 +26,8 @@ Every item states the evidence behind its points, with links where a page shows
 it, so the score can be checked. Adding only positive evidence (more works,
 citations, followers, an ORCID, a claim) never lowers the score.
 
-Verification levels and tiers are exactly those of DESIGN.md: see ``level_for``
-and ``tier_for``.
+Verification levels and tiers are those of docs/TRUST.md: see ``level_for`` and
+``tier_for``.
 """
 
 from __future__ import annotations
@@ -174,7 +174,7 @@ def expand_components(stored: list[dict]) -> list[dict]:
 
 
 def level_for(signals: Signals) -> int:
-    """The highest verification level the evidence reaches (DESIGN: Trust and verification).
+    """The highest verification level the evidence reaches (docs/TRUST.md).
 
     L3 only through ORCID sign-in: a claim approved without staff by anything else (an
     institutional email under the former rule) proves nothing and gives no claim level.

@@ -12,9 +12,9 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from catalogue.models import Author, Authorship
-from pages import cache as pagecache
 from trust import scoring, selectors
 from trust.models import TrustScore, TrustScoreHistory
+from trust.signals import trust_scored
 
 CHUNK = 1000  # authors read, scored and written together
 SCORE_FIELDS = ["score", "tier", "level", "claim_status", "components", "digest", "computed_at"]
@@ -132,7 +132,7 @@ def _write_scores(rows: list[_Row], now: datetime) -> None:
             unique_fields=["author"],
             update_fields=SCORE_FIELDS,
         )
-    pagecache.authors_bump(r.author_id for r in rows)
+    trust_scored.send(sender=TrustScore, author_ids=[r.author_id for r in rows])
 
 
 def _write_history(rows: list[_Row], reason: str, now: datetime) -> None:

@@ -187,10 +187,3 @@ class ImportProblem(models.Model):
 
     def __str__(self) -> str:
         return f"{self.source} {self.external_id or '?'}: {self.error[:60]}"
-
-    @property
-    def kept_payload(self):
-        """The record this problem keeps: ``payload``, or the JSON kept as text instead."""
-        from ingestion.importing.quarantine import kept_payload
-
-        return kept_payload(self.payload, self.raw_payload)

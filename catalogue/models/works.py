@@ -112,7 +112,7 @@ class Work(TimeStamped):
     # Unknown stays unknown: None means no source told us the count.
     cited_by_count = models.PositiveIntegerField(null=True, blank=True)
     counts_by_year = JSONField(default=list, blank=True)
-    # Highest TF-IDF cosine to any earlier work in the corpus (DESIGN: Novelty);
+    # Highest TF-IDF cosine to any earlier work in the corpus (Novelty, docs/METRICS.md);
     # None until computed, or when the work has no date or no text to compare.
     prior_similarity = models.FloatField(null=True, blank=True, editable=False)
     first_author_surname = models.CharField(max_length=200, blank=True)

@@ -21,7 +21,7 @@ from django.core.exceptions import ValidationError
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models
 
-from curation import audit_record
+from catalogue.audit import audit_record
 from curation.admin.display import JSONFormField
 from curation.admin.limits import deleted_objects
 

@@ -4,7 +4,7 @@ from django.http import HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from rest_framework.authtoken.admin import TokenAdmin
 
-from curation import audit_record
+from catalogue.audit import audit_record
 from curation.admin.audit import AuditedModelAdmin
 from curation.admin.catalogue import CurationAdmin
 from profiles import models

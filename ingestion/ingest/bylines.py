@@ -1,4 +1,4 @@
-"""Resolving the authors a batch of works names to Author rows (DESIGN: identity resolution).
+"""Resolving the authors a batch of works names to Author rows.
 
 Authors with an OpenAlex id or ORCID are found or created by those keys in bulk.
 A bare name (arXiv, or OpenAlex without an author id) is matched, in order, to:

@@ -27,7 +27,7 @@ from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound
 
 from catalogue import citations, identifiers, selectors
-from catalogue.display import web_url
+from catalogue.links import web_url
 from catalogue.models import (
     Author,
     AuthorMetrics,
@@ -52,7 +52,7 @@ FIRST_ROWS = 100
 
 
 class WebURLField(serializers.URLField):
-    """An address served only when it is http(s) with a host, else "" (see display.web_url).
+    """An address served only when it is http(s) with a host, else "" (see links.web_url).
 
     Imports keep no other address, but rows written before they checked may.
     """

@@ -2,7 +2,7 @@
 
 from django import template
 
-from catalogue import display, identifiers
+from catalogue import identifiers, links
 from pages import cache as pagecache
 
 register = template.Library()
@@ -11,7 +11,7 @@ register = template.Library()
 @register.filter
 def web_url(value: str | None) -> str:
     """``value`` if it is an http(s) address, else "": imported links never get another scheme."""
-    return display.web_url(value)
+    return links.web_url(value)
 
 
 @register.filter

@@ -17,6 +17,7 @@ from django.db import transaction
 from django.db.models import Max, Q
 
 from catalogue import signals as publication_signals
+from catalogue.audit import audit_record
 from catalogue.identifiers import normalize_arxiv_id, normalize_doi, normalize_name
 from catalogue.models import (
     AuditEvent,
@@ -28,7 +29,6 @@ from catalogue.models import (
     Source,
     Work,
 )
-from curation import audit_record
 from ingestion.importing.requesting import Via, import_run_request
 from profiles.claims.services import ClaimError
 from profiles.models import MAX_PINNED_WORKS, Claim, Profile
@@ -61,7 +61,7 @@ def _changed_later(author_id: int) -> None:
     """Once committed, recompute what depends on the record's works."""
 
     def follow_up() -> None:
-        from ingestion import tasks
+        from catalogue import tasks
 
         tasks.refresh_author_metrics.delay([author_id])
         publication_signals.authors_changed.send(sender=Profile, author_ids=[author_id])

@@ -28,8 +28,8 @@ from django.db import IntegrityError, transaction
 from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
+from catalogue.audit import audit_record
 from catalogue.models import Author
-from curation import audit_record
 from profiles.claims.proof import claim_method_checks, institutional_evidence
 from profiles.models import Claim, Profile
 from profiles.signals import claim_changed

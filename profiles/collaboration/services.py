@@ -20,9 +20,9 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
+from catalogue.audit import audit_record
 from catalogue.models import Author, Authorship, LinkConstraint, Source, Work
 from catalogue.signals import authors_changed
-from curation import audit_record
 from profiles.models import Block, Invitation, Message, Notification, Profile, Report
 from profiles.signals import report_upheld
 
@@ -384,7 +384,7 @@ def report_uphold(*, report: Report, actor: AbstractBaseUser) -> Report:
             author_id = report.author_id
 
             def follow_up() -> None:
-                from ingestion import tasks
+                from catalogue import tasks
 
                 tasks.refresh_author_metrics.delay([author_id])
                 authors_changed.send(sender=Report, author_ids=[author_id])

@@ -4,8 +4,8 @@ import pytest
 from celery.signals import before_task_publish
 from django.conf import settings
 
+from catalogue import tasks
 from config.celery import app
-from ingestion import tasks
 
 
 def test_only_json_is_accepted():

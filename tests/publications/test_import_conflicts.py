@@ -16,6 +16,7 @@ from django.test.utils import CaptureQueriesContext
 
 from catalogue.models import ImportProblem, ImportRun, MergeCandidate, SourceRecord, Work
 from ingestion.importing import ingesting
+from ingestion.importing.quarantine import kept_payload
 from ingestion.ingest import works as work_batches
 from ingestion.ingest.batch import BatchResult
 from ingestion.sources.arxiv import mapping as arxiv
@@ -237,5 +238,8 @@ def test_an_import_keeps_the_conflicting_records_as_problems(seeded, tmp_path, s
     assert run.status == ImportRun.Status.SUCCEEDED
     assert run.counters["problems"] == 6
     kept = {p.external_id: p for p in ImportProblem.objects.filter(last_run=run)}
-    assert kept["https://openalex.org/W7100000101"].kept_payload == json.loads(json.dumps(BATCH[0]))
+    assert kept_payload(
+        kept["https://openalex.org/W7100000101"].payload,
+        kept["https://openalex.org/W7100000101"].raw_payload,
+    ) == json.loads(json.dumps(BATCH[0]))
     assert SourceRecord.objects.filter(external_id="W7100000102").exists()

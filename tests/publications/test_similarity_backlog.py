@@ -5,8 +5,7 @@ import pytest
 import similarity
 from catalogue.models import SimilarityRequest, WorkSimilarity
 from catalogue.signals import authors_changed
-from ingestion import tasks
-from similarity import services
+from similarity import services, tasks
 from similarity.backlog import backlog_ask
 from tests.factories import AuthorFactory, AuthorshipFactory, WorkFactory
 

@@ -9,7 +9,9 @@ from django.utils import timezone
 from catalogue.models import ImportRun, Work
 from ingestion import tasks
 
-DEMO_WORKS = Path(__file__).resolve().parents[2] / "devtools" / "demo" / "openalex" / "works.json"
+DEMO_WORKS = (
+    Path(__file__).resolve().parents[2] / "devtools" / "demo" / "openalex" / "works.json"
+)
 
 pytestmark = pytest.mark.django_db
 

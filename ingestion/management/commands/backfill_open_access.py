@@ -12,8 +12,8 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
+from catalogue.links import kept_url
 from catalogue.models import Source, SourceRecord, Work
-from catalogue.text import kept_url
 from ingestion.sources.openalex import mapping as openalex
 
 BATCH = 1000

@@ -7,6 +7,7 @@ from datetime import date
 
 from catalogue.dates import DAY
 from catalogue.identifiers import normalize_arxiv_id, normalize_doi
+from catalogue.links import kept_url
 from catalogue.text import (
     ABSTRACT_MAX,
     AFFILIATION_MAX,
@@ -18,7 +19,6 @@ from catalogue.text import (
     clean,
     clean_abstract,
     clean_line,
-    kept_url,
     window,
 )
 from ingestion.records import AuthorRef, MappingError, TopicRef, WorkRecord

@@ -8,9 +8,9 @@ from catalogue.identifiers import (
     fold,
     normalize_orcid,
 )
+from catalogue.links import http_url
 from catalogue.text import (
     PLACE_MAX,
-    http_url,
 )
 from ingestion.records import (
     AffiliationRef,

@@ -20,6 +20,7 @@ from catalogue.identifiers import (
     normalize_doi,
     normalize_orcid,
 )
+from catalogue.links import http_url, kept_url
 from catalogue.text import (
     ABSTRACT_MAX,
     AFFILIATION_MAX,
@@ -29,8 +30,6 @@ from catalogue.text import (
     URL_MAX,
     bounded,
     clean_abstract,
-    http_url,
-    kept_url,
 )
 from ingestion.records import (
     AuthorRef,

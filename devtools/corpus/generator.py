@@ -1,287 +1,46 @@
-"""A deterministic synthetic corpus in the OpenAlex snapshot format (one Work per JSON line).
-
-This is for load tests and benchmarks. The records are fake on purpose:
-
-- names are built from syllables;
-- work, author, institution and venue ids are in reserved ranges (``W8…``, ``A8…``,
-  ``I8…``, ``S8…``, ``T8…``) that OpenAlex has not used so far;
-- DOIs use the Crossref test prefix ``10.5555``;
-- arXiv numbers are 90000 and up, which no month has reached;
-- ORCID iDs are in the ``0009-8…`` block, well beyond the iDs ORCID has issued so far.
-  Their checksums are valid.
-
-Only the domain > field > subfield taxonomy is OpenAlex's own, so that topic-based metrics
-behave as they do on real data.
-
-The shape of the network is what a benchmark needs:
-
-- Author productivity follows a Pareto law, so a few authors hold many authorships.
-- Teams have 1 to 12 members and are mostly small.
-- Co-authors are drawn from the lead author's community (a small group of authors), so the
-  same pairs meet again.
-- Each community has its own topic list, and its works draw topics from it by a Zipf law.
-
-Everything comes from one ``random.Random(seed)``: the same arguments give the same
-works, byte for byte. There is no clock. Dates come from the seed too.
-
-``CorpusGenerator.works()`` is a generator. Only the author, institution, venue and topic
-pools are kept in memory, never the works, so a million-work corpus streams to disk.
-"""
+"""The generator of the synthetic corpus: pools of people, places and topics, then works."""
 
 from __future__ import annotations
 
-import argparse
-import gzip
-import io
-import json
 import math
-import time
 from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from itertools import accumulate
-from pathlib import Path
 from random import Random
 
-WORK_ID_BASE = 8_000_000_000  # W8000000001, ...
-AUTHOR_ID_BASE = 8_000_000_000  # A8000000001, ...
-INSTITUTION_ID_BASE = 8_000_000_000
-VENUE_ID_BASE = 8_000_000_000
-TOPIC_ID_BASE = 80_000  # T80001, ...
-ARXIV_SOURCE = {
-    "id": "https://openalex.org/S4306400194",
-    "display_name": "arXiv (Cornell University)",
-    "issn_l": None,
-    "type": "repository",
-}
-ARXIV_NUMBER_START = 90_000
-END_YEAR = 2024  # the last publication year; the snapshot date follows it
-FIRST_YEAR = 1975
-YEAR_DECAY = 9.0  # publication ages are exponential with this mean: recent years dominate
-ARXIV_FIRST_YEAR = 2015  # five-digit arXiv numbers (YYMM.NNNNN) start in 2015
-ARXIV_SHARE = 0.20
-ORCID_SHARE = 0.30
-OPENALEX = "https://openalex.org/"
-
-# Team sizes 1..12, skewed small (mean about 3.6).
-TEAM_SIZE_WEIGHTS = (14, 22, 20, 14, 9, 6, 4.5, 3.2, 2.4, 1.8, 1.4, 1.1)
-
-REQUIRED_KEYS = (
-    "id",
-    "doi",
-    "title",
-    "display_name",
-    "publication_year",
-    "publication_date",
-    "ids",
-    "type",
-    "primary_location",
-    "authorships",
-    "topics",
-    "primary_topic",
-    "abstract_inverted_index",
-    "cited_by_count",
-    "counts_by_year",
-    "updated_date",
-    "created_date",
+from devtools.corpus.vocabulary import (
+    _ADJECTIVES,
+    _COUNTRIES,
+    _DOMAINS,
+    _FIELDS,
+    _FINDINGS,
+    _INSTITUTION_TYPES,
+    _NOUNS,
+    _SUBFIELDS,
+    _SYLLABLES,
+    _VERBS,
+    _WORK_TYPES,
+    ARXIV_FIRST_YEAR,
+    ARXIV_NUMBER_START,
+    ARXIV_SHARE,
+    ARXIV_SOURCE,
+    AUTHOR_ID_BASE,
+    END_YEAR,
+    FIRST_YEAR,
+    INSTITUTION_ID_BASE,
+    OPENALEX,
+    ORCID_SHARE,
+    TEAM_SIZE_WEIGHTS,
+    TOPIC_ID_BASE,
+    VENUE_ID_BASE,
+    WORK_ID_BASE,
+    YEAR_DECAY,
+    inverted_index,
+    synthetic_orcid,
+    synthetic_ror,
 )
-
-_SYLLABLES = (
-    "ka",
-    "lo",
-    "mi",
-    "ven",
-    "tor",
-    "za",
-    "ril",
-    "bo",
-    "nu",
-    "shi",
-    "qua",
-    "dex",
-    "mor",
-    "fen",
-    "pli",
-    "gar",
-    "zor",
-    "vel",
-    "tha",
-    "kri",
-    "son",
-    "mab",
-    "yu",
-    "dro",
-    "lin",
-    "paz",
-    "wex",
-    "ori",
-    "sel",
-    "tam",
-    "bri",
-    "cul",
-    "nad",
-    "eph",
-    "gol",
-    "hiv",
-    "jun",
-    "kes",
-)
-_NOUNS = (
-    "models",
-    "networks",
-    "dynamics",
-    "inference",
-    "systems",
-    "structures",
-    "signals",
-    "processes",
-    "methods",
-    "estimators",
-    "fields",
-    "graphs",
-    "markers",
-    "responses",
-    "patterns",
-    "mechanisms",
-    "representations",
-    "measurements",
-    "protocols",
-    "spectra",
-)
-_ADJECTIVES = (
-    "Scalable",
-    "Robust",
-    "Adaptive",
-    "Sparse",
-    "Stochastic",
-    "Latent",
-    "Coupled",
-    "Hierarchical",
-    "Efficient",
-    "Nonlinear",
-    "Distributed",
-    "Bayesian",
-    "Emergent",
-    "Multiscale",
-    "Causal",
-    "Temporal",
-)
-_VERBS = ("study", "model", "measure", "compare", "characterise", "estimate", "simulate")
-_FINDINGS = ("improves", "stabilises", "explains", "predicts", "reduces", "reveals")
-_COUNTRIES = (
-    "US",
-    "GB",
-    "DE",
-    "FR",
-    "CN",
-    "JP",
-    "CA",
-    "IN",
-    "BR",
-    "AU",
-    "NL",
-    "IT",
-    "ES",
-    "KR",
-    "CH",
-    "SE",
-    "ZA",
-    "MX",
-    "PL",
-    "IL",
-)
-_INSTITUTION_TYPES = (
-    ("education", 70),
-    ("facility", 10),
-    ("company", 8),
-    ("government", 6),
-    ("healthcare", 4),
-    ("nonprofit", 2),
-)
-_WORK_TYPES = (("article", 86), ("review", 5), ("book-chapter", 5), ("dataset", 2), ("other", 2))
-
-# OpenAlex's own taxonomy (subfield id, name, field id); names and ids as OpenAlex gives them.
-_DOMAINS = {1: "Life Sciences", 2: "Social Sciences", 3: "Physical Sciences", 4: "Health Sciences"}
-_FIELDS = {
-    13: ("Biochemistry, Genetics and Molecular Biology", 1),
-    17: ("Computer Science", 3),
-    18: ("Decision Sciences", 2),
-    20: ("Economics, Econometrics and Finance", 2),
-    22: ("Engineering", 3),
-    26: ("Mathematics", 3),
-    27: ("Medicine", 4),
-    28: ("Neuroscience", 1),
-    31: ("Physics and Astronomy", 3),
-    33: ("Social Sciences", 2),
-}
-_SUBFIELDS = (
-    (1702, "Artificial Intelligence", 17),
-    (1707, "Computer Vision and Pattern Recognition", 17),
-    (1705, "Computer Networks and Communications", 17),
-    (1710, "Information Systems", 17),
-    (1706, "Computer Science Applications", 17),
-    (2613, "Statistics and Probability", 26),
-    (2604, "Applied Mathematics", 26),
-    (3103, "Astronomy and Astrophysics", 31),
-    (3106, "Nuclear and High Energy Physics", 31),
-    (3109, "Statistical and Nonlinear Physics", 31),
-    (2208, "Electrical and Electronic Engineering", 22),
-    (1311, "Genetics", 13),
-    (1312, "Molecular Biology", 13),
-    (2804, "Cellular and Molecular Neuroscience", 28),
-    (2705, "Cardiology and Cardiovascular Medicine", 27),
-    (2739, "Public Health, Environmental and Occupational Health", 27),
-    (2002, "Economics and Econometrics", 20),
-    (1804, "Statistics, Probability and Uncertainty", 18),
-    (3312, "Sociology and Political Science", 33),
-    (3309, "Library and Information Sciences", 33),
-)
-
-
-def orcid_check_digit(base15: str) -> str:
-    """The ISO 7064 11,2 check character of the first 15 digits of an ORCID iD."""
-    total = 0
-    for char in base15:
-        total = (total + int(char)) * 2
-    check = (12 - total % 11) % 11
-    return "X" if check == 10 else str(check)
-
-
-def synthetic_orcid(number: int) -> str:
-    """A checksum-valid ORCID iD in the ``0009-8…`` block, for ``0 <= number < 10**10``."""
-    digits = f"00098{number:010d}"
-    body = f"{digits[0:4]}-{digits[4:8]}-{digits[8:12]}-{digits[12:15]}"
-    return body + orcid_check_digit(digits)
-
-
-_CROCKFORD = "0123456789abcdefghjkmnpqrstvwxyz"
-
-
-def synthetic_ror(number: int) -> str:
-    """A ROR-shaped id (leading 0, six base-32 characters, mod 97-10 check digits)."""
-    chars = []
-    value = number
-    for _ in range(6):
-        value, digit = divmod(value, 32)
-        chars.append(_CROCKFORD[digit])
-    core = "0" + "".join(reversed(chars))
-    decoded = 0
-    for char in core:
-        decoded = decoded * 32 + _CROCKFORD.index(char)
-    check = 98 - (decoded * 100) % 97
-    return f"https://ror.org/{core}{check:02d}"
-
-
-def inverted_index(words: list[str]) -> dict[str, list[int]]:
-    index: dict[str, list[int]] = {}
-    for position, word in enumerate(words):
-        positions = index.get(word)
-        if positions is None:
-            index[word] = [position]
-        else:
-            positions.append(position)
-    return index
 
 
 @dataclass
@@ -712,83 +471,3 @@ class CorpusGenerator:
 def generate_works(n_works: int, n_authors: int | None = None, seed: int = 0) -> Iterator[dict]:
     """The works of one synthetic corpus, as a generator."""
     return CorpusGenerator(n_works, n_authors=n_authors, seed=seed).works()
-
-
-def default_path(base_dir: Path, n_works: int, compress: bool) -> Path:
-    return Path(base_dir) / "var" / "corpus" / f"works-{n_works}.jsonl{'.gz' if compress else ''}"
-
-
-def write_corpus(
-    path: Path,
-    n_works: int,
-    *,
-    n_authors: int | None = None,
-    seed: int = 0,
-    compress: bool = False,
-) -> CorpusStats:
-    """Stream a corpus to ``path`` (gzip with a fixed header when ``compress``)."""
-    started = time.perf_counter()
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    generator = CorpusGenerator(n_works, n_authors=n_authors, seed=seed)
-    encode = json.JSONEncoder(ensure_ascii=False).encode
-    tmp = path.with_name(path.name + ".part")
-    with open(tmp, "wb") as raw:
-        # mtime=0 and no file name in the header: the same seed gives the same bytes.
-        stream = (
-            gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=6, mtime=0, filename="")
-            if compress
-            else raw
-        )
-        text = io.TextIOWrapper(stream, encoding="utf-8", newline="\n", write_through=False)
-        buffer: list[str] = []
-        for work in generator.works():
-            buffer.append(encode(work))
-            if len(buffer) >= 1000:
-                text.write("\n".join(buffer) + "\n")
-                buffer.clear()
-        if buffer:
-            text.write("\n".join(buffer) + "\n")
-        text.flush()
-        text.detach()
-        if compress:
-            stream.close()
-    tmp.replace(path)
-    stats = generator.stats
-    stats.seconds = time.perf_counter() - started
-    stats.path = str(path)
-    stats.bytes_written = path.stat().st_size
-    return stats
-
-
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(
-        prog="python -m devtools.corpus",
-        description=(
-            "Write a deterministic synthetic corpus of fake works in OpenAlex snapshot format "
-            "(one Work per line). Ids are in reserved ranges (W8…, A8…); names are made up."
-        ),
-    )
-    parser.add_argument("--works", type=int, required=True, help="number of works (N)")
-    parser.add_argument("--authors", type=int, default=None, help="author pool (default N/4)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    parser.add_argument(
-        "--out", type=Path, default=None, help="output file (default var/corpus/works-N.jsonl)"
-    )
-    parser.add_argument("--gzip", action="store_true", help="gzip the output")
-    args = parser.parse_args(argv)
-    if args.works < 1:
-        parser.error("--works must be at least 1")
-    if args.authors is not None and args.authors < 1:
-        parser.error("--authors must be at least 1")
-    compress = args.gzip or (args.out is not None and args.out.suffix == ".gz")
-    base = Path(__file__).resolve().parents[1]
-    path = args.out or default_path(base, args.works, compress)
-    stats = write_corpus(
-        path, args.works, n_authors=args.authors, seed=args.seed, compress=compress
-    )
-    print(stats.summary())
-
-
-if __name__ == "__main__":
-    main()
