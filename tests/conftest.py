@@ -4,6 +4,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 from django.conf import settings
+from django.db import connection
 from django.test import override_settings
 
 from config.celery import app as celery_app
@@ -111,3 +112,20 @@ def real_fixtures() -> Path:
     if not REAL_FIXTURES_DIR.is_dir():
         pytest.skip(f"recorded responses not found at {REAL_FIXTURES_DIR} (../shared is absent)")
     return REAL_FIXTURES_DIR
+
+
+@pytest.fixture
+def statistics_of_this_test(db):
+    """Planner statistics that describe this test's tables, not an earlier test's.
+
+    ANALYZE writes a table's row count in place, outside any transaction: a test that
+    imported thousands of records (an import analyses the tables it fills) leaves
+    the planner expecting them after its rollback, and search, which picks its plan
+    from the planner's estimate, would treat a handful of works as a large result.
+    """
+    from catalogue.models import Author, Work, WorkSearch
+
+    if connection.vendor == "postgresql":
+        tables = ", ".join(m._meta.db_table for m in (Work, WorkSearch, Author))
+        with connection.cursor() as cursor:
+            cursor.execute(f"ANALYZE {tables}")

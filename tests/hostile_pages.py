@@ -1,6 +1,6 @@
 """Every address that shows hostile imported records: pages, feeds and exports.
 
-Shared by the server-side check (tests/publications/test_hostile_import.py) and the
+Shared by the server-side check (tests/ingestion/importing/test_hostile_import.py) and the
 browser walk (tests/e2e/test_hostile_pages.py), so a page added to the site is
 added to both by adding it here.
 """

@@ -8,10 +8,10 @@ from playwright.sync_api import expect
 
 from catalogue.models import ImportProblem, ImportRun, Work
 from profiles.models import Claim
+from tests.curation.curation_records import openalex_work
 from tests.e2e.test_curation import log_in
 from tests.e2e.test_graph_explorer import AXE, DESKTOP, PHONE
 from tests.factories import AuthorFactory, UserFactory
-from tests.publications.curation_records import openalex_work
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
