@@ -122,8 +122,14 @@ _DEFAULT_TO_LATEX = UnicodeToLatexEncoder(**_ENCODER_OPTIONS)
 @lru_cache(maxsize=8192)
 def _lossless_latex(char: str) -> str | None:
     """The LaTeX for ``char`` when it reads back as ``char`` (Greek Ε is not the letter E)."""
-    latex = _DEFAULT_TO_LATEX.unicode_to_latex(char)
+    latex = _DOTLESS_UNDER_ACCENT.sub(r"\1{\2}", _DEFAULT_TO_LATEX.unicode_to_latex(char))
     return latex if _TO_TEXT.latex_to_text(latex) == char else None
+
+
+# An accent over a dotless i or j (``{\"\i}``): biber reads it back as the dotless letter
+# and a lone combining accent, which pdflatex cannot set; over the plain letter it reads
+# back as the one accented letter (ï).
+_DOTLESS_UNDER_ACCENT = re.compile(r"(\\[\"'`^~=.uvH])\\([ij])\b")
 
 
 def _braces_and_lossless(text: str, position: int) -> tuple[int, str] | None:
@@ -134,8 +140,24 @@ def _braces_and_lossless(text: str, position: int) -> tuple[int, str] | None:
         return 1, _BRACE_COMMANDS[char]
     if char.isascii():
         return None  # the default rules escape the specials
-    # A character with no faithful LaTeX form stays itself: UTF-8 BibTeX reads it.
-    return 1, _lossless_latex(char) or char
+    return 1, _lossless_latex(char) or _nearest_latex(char)
+
+
+@lru_cache(maxsize=8192)
+def _nearest_latex(char: str) -> str:
+    """The closest LaTeX for a character with no faithful form, else the character itself.
+
+    pdflatex stops at a symbol it cannot set (√, the hyphen U+2010, a lone combining
+    accent): its nearest command (``\\sqrt{}``, ``-``) prints instead, and a lone accent
+    is left out. A letter of a
+    script LaTeX has no command for stays itself, for UTF-8 BibTeX and biber to read.
+    """
+    kind = unicodedata.category(char)[0]
+    if kind in "LN":
+        return char
+    if kind == "M":  # an accent no letter before it takes (text is composed first)
+        return ""
+    return _DEFAULT_TO_LATEX.unicode_to_latex(char)
 
 
 _TO_LATEX = UnicodeToLatexEncoder(
@@ -150,4 +172,5 @@ _TO_LATEX = UnicodeToLatexEncoder(
 @lru_cache(maxsize=4096)  # a researcher's list names the same people again and again
 def text_to_latex(value: str) -> str:
     """LaTeX that prints ``value``: specials escaped, other characters as commands."""
-    return _TO_LATEX.unicode_to_latex(visible_text(value))
+    # Composed first: "u" and a combining diaeresis are the one letter "ü", which LaTeX has.
+    return _TO_LATEX.unicode_to_latex(unicodedata.normalize("NFC", visible_text(value)))

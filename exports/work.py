@@ -131,8 +131,39 @@ def _key_word(text: str) -> str:
 
 
 def bibtex_kind(work: Work) -> str:
-    """The entry type: a preprint is ``@misc`` (with eprint fields), as arXiv exports it."""
-    return entry_types.form(work).bibtex
+    """The entry type: a preprint is ``@misc`` (with eprint fields), as arXiv exports it.
+
+    A type whose required fields the record cannot fill (an article without a journal,
+    a thesis without a school, an authorless book) gives way to the next that can take
+    the record, and in the end to ``@misc``: BibTeX styles warn and biblatex refuses
+    such an entry, while ``@misc`` says only what is known.
+    """
+    kind = entry_types.form(work).bibtex
+    while kind in _BIBTEX_REQUIRED:
+        have = {name for name, _ in _bibtex_fields(work, kind)}
+        if _BIBTEX_REQUIRED[kind] <= have:
+            return kind
+        kind = _BIBTEX_INSTEAD.get(kind, "misc")
+    return kind
+
+
+# The fields each entry type cannot do without, in BibTeX's standard styles or in
+# biblatex's data model ("year" aside: an undated work is still of its type).
+_BIBTEX_REQUIRED = {
+    "article": {"author", "journal"},
+    "book": {"author", "publisher"},
+    "inbook": {"author", "booktitle", "publisher", "pages"},
+    # biblatex asks an @incollection for its editors, which no record gives.
+    "incollection": {"author", "editor", "booktitle", "publisher"},
+    "inproceedings": {"author", "booktitle"},
+    "phdthesis": {"author", "school"},
+    "mastersthesis": {"author", "school"},
+    "techreport": {"author", "institution"},
+}
+# The type to try next when a record cannot fill a type's required fields.
+_BIBTEX_INSTEAD = {"incollection": "inbook"}
+# What a @misc entry does not take: biblatex's data model refuses them there.
+_NOT_MISC = {"volume", "number", "pages"}
 
 
 # The field that names a work's container (journal, proceedings, book) in each entry type.
@@ -140,10 +171,11 @@ _BIBTEX_CONTAINER = {
     "article": "journal",
     "inproceedings": "booktitle",
     "incollection": "booktitle",
+    "inbook": "booktitle",
     "techreport": "institution",
     "misc": "howpublished",
 }
-_BIBTEX_SERIES = ("book", "incollection", "inproceedings")
+_BIBTEX_SERIES = ("book", "inbook", "incollection", "inproceedings")
 _BIBTEX_PUBLISHED = (*_BIBTEX_SERIES, "techreport")
 
 
@@ -166,14 +198,16 @@ def _publisher(work: Work) -> str:
     return visible_text(work.venue.publisher) if entry_types.venue_name(work) else ""
 
 
-def _bibtex_fields(work: Work, *, abstract: bool = True) -> list[tuple[str, str]]:
-    """(name, value) pairs; a value is braced when written, except month macros."""
-    kind = bibtex_kind(work)
+def _bibtex_fields(work: Work, kind: str, *, abstract: bool = True) -> list[tuple[str, str]]:
+    """(name, value) pairs for entry type ``kind``; braced when written, except months."""
     names = author_names(work)
     # Braced twice so that styles keep the title's capitals.
     fields = [("title", "{" + tex_escape(title_text(work)) + "}")]
     if names:
         fields.append(("author", " and ".join(_bibtex_name(n) for n in names)))
+    else:
+        # Styles sort and label an entry by its authors; without any they ask for a key.
+        fields.append(("key", tex_escape(" ".join(title_text(work).split()[:3]))))
     fields += _bibtex_venue(work, kind)
     fields += [
         ("volume", tex_escape(visible_text(work.volume))),
@@ -197,7 +231,11 @@ def _bibtex_fields(work: Work, *, abstract: bool = True) -> list[tuple[str, str]
         fields.append(("note", tex_escape(work.journal_ref)))
     if abstract and work.abstract:
         fields.append(("abstract", tex_escape(abstract_text(work))))
-    return [(name, value) for name, value in fields if value]
+    return [
+        (name, value)
+        for name, value in fields
+        if value and not (kind == "misc" and name in _NOT_MISC)
+    ]
 
 
 MONTH_MACROS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
@@ -205,8 +243,11 @@ MONTH_MACROS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "
 
 def to_bibtex(work: Work, key: str | None = None, *, abstract: bool = True) -> str:
     """One BibTeX entry for ``work``; every value braced and escaped, months as macros."""
-    lines = [f"@{bibtex_kind(work)}{{{key or citation_key(work)},"]
-    fields = _bibtex_fields(work, abstract=abstract)
+    kind = bibtex_kind(work)
+    lines = [f"@{kind}{{{key or citation_key(work)},"]
+    fields = _bibtex_fields(work, kind, abstract=abstract)
+    if kind == "misc" != entry_types.form(work).bibtex:  # for want of a required field
+        fields.append(("type", tex_escape(work.get_type_display())))
     for index, (name, value) in enumerate(fields):
         comma = "," if index < len(fields) - 1 else ""
         written = value if name == "month" else f"{{{value}}}"

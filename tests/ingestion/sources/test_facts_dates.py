@@ -4,10 +4,8 @@ every page, meta tag and export; arXiv's journal reference dates the version of 
 import re
 from datetime import UTC, date, datetime
 
-import bibtexparser
 import pytest
 import rispy
-from bibtexparser.bparser import BibTexParser
 from django.core.management import call_command
 
 from catalogue.models import Work
@@ -16,6 +14,7 @@ from exports import work as exports
 from ingestion.sources.arxiv import mapping as arxiv_mapping
 from ingestion.sources.arxiv.feed import parse_feed
 from ingestion.sources.openalex.mapping import map_work
+from tests.exports.bibtex import read_bibtex
 from tests.factories import WorkFactory
 from tests.ingestion.sources.facts import (
     arxiv_entry,
@@ -40,9 +39,8 @@ def _import(real_fixtures, *parts: str) -> None:
 
 
 def _exports(client, work: Work) -> tuple[dict, dict, dict]:
-    parser = BibTexParser(common_strings=True, ignore_nonstandard_types=False)
     bib = client.get(f"/works/{work.pk}/export.bib").content.decode()
-    (entry,) = bibtexparser.loads(bib, parser=parser).entries
+    (entry,) = read_bibtex(bib)
     (ris,) = rispy.loads(client.get(f"/works/{work.pk}/export.ris").content.decode())
     return entry, ris, exports.to_csl(work)
 
