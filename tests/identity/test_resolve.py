@@ -1,0 +1,98 @@
+"""End to end: bylines in, people and candidates out."""
+
+from identity import Byline, resolve
+from identity.evidence import profile_of, weigh
+from identity.keys import Frequencies
+
+PHYSICS = ("cond-mat.stat-mech", "cond-mat.str-el")
+BIOLOGY = ("q-bio.PE", "q-bio.QM")
+
+
+def _work(number, names, topics, venue, year, affiliation="", title=""):
+    bylines = []
+    for position, name in enumerate(names):
+        bylines.append(
+            Byline(
+                id=f"W{number}:{position}",
+                name=name,
+                work_id=f"W{number}",
+                coauthors=tuple(n for n in names if n != name),
+                affiliations=(affiliation,) if affiliation else (),
+                topics=topics,
+                venue=venue,
+                year=year,
+                words=(title,),
+            )
+        )
+    return bylines
+
+
+VERMONT = "Department of Physics, University of Vermont, Burlington, VT"
+XALAPA = "Instituto de Ecología, Xalapa, Mexico"
+WORKS = [
+    # number, authors, topics, venue, year, affiliation, title
+    (1, ["Adrian Del Maestro", "Marcel Franz"], PHYSICS, "PRB", 2008, VERMONT,
+     "quantum criticality of superfluid helium in nanopores"),
+    (2, ["A. Del Maestro", "M. Franz", "B. Rosenow"], PHYSICS, "PRL", 2010, VERMONT,
+     "infinite randomness criticality in superconducting nanowires"),
+    (3, ["Del Maestro, A.", "Bernd Rosenow"], PHYSICS, "PRB", 2011, "",
+     "superfluid helium nanopores luttinger liquid"),
+    (4, ["Adrian Maestro", "Ian Affleck"], PHYSICS, "PRB", 2012, VERMONT,
+     "helium luttinger liquid nanopores quantum monte carlo"),
+    # A namesake in another field, another place, another time.
+    (5, ["A. Del Maestro", "Carla Ortiz"], BIOLOGY, "Ecology Letters", 1981, XALAPA,
+     "pollination networks of orchids"),
+    # Two people who share a surname and an initial in one field.
+    (6, ["Andrew T. Wilson", "Helen Miles"], PHYSICS, "PRB", 2015, VERMONT, "phonons in graphene"),
+    (7, ["Andrew J. Wilson", "Zoe Grant"], PHYSICS, "PRB", 2015, "", "phonons in silicon"),
+]  # fmt: skip
+
+
+def _corpus():
+    return [byline for work in WORKS for byline in _work(*work)]
+
+
+def _person_of(resolution, byline_id):
+    return next(set(c) for c in resolution.clusters if byline_id in c)
+
+
+def test_name_variants_of_one_researcher_make_one_record():
+    resolution = resolve(_corpus())
+    assert _person_of(resolution, "W1:0") == {"W1:0", "W2:0", "W3:0", "W4:0"}
+
+
+def test_a_namesake_in_another_field_and_decade_stays_apart():
+    resolution = resolve(_corpus())
+    assert _person_of(resolution, "W5:0") == {"W5:0"}
+
+
+def test_different_middle_initials_stay_apart():
+    resolution = resolve(_corpus())
+    assert _person_of(resolution, "W6:0") == {"W6:0"}
+    assert _person_of(resolution, "W7:0") == {"W7:0"}
+
+
+def test_evidence_reads_as_reasons():
+    bylines = {b.id: b for b in _corpus()}
+    freq = Frequencies()
+    for byline in bylines.values():
+        freq.add(profile_of(byline))
+    evidence = weigh(profile_of(bylines["W1:0"]), profile_of(bylines["W2:0"]), freq, explain=True)
+    assert evidence.score > 0.9
+    assert "initials agree" in evidence.reasons
+    assert "1 shared co-author" in evidence.reasons
+    assert any("Vermont" in reason for reason in evidence.reasons)
+    apart = weigh(profile_of(bylines["W1:0"]), profile_of(bylines["W5:0"]), freq, explain=True)
+    assert apart.score < 0.5
+
+
+def test_the_recorded_arxiv_feed_for_del_maestro_gives_one_researcher(real_fixtures):
+    from tests.identity.arxiv_feeds import feed_bylines
+
+    # Every recorded feed: the others are the background a real corpus gives the statistics.
+    bylines = feed_bylines(sorted((real_fixtures / "arxiv").rglob("*.xml")))
+    his = {b.id for b in bylines if "maestro" in b.name.lower()}
+    assert len(his) >= 10
+    resolution = resolve(bylines)
+    records = [set(c) & his for c in resolution.clusters if set(c) & his]
+    assert records == [his]
