@@ -70,3 +70,5 @@ class IncomingWork:
     is_new: bool = False
     deferred: bool = False  # its work is written by an earlier record of the batch
     rejected: str = ""  # why it is not written (``conflicts``), if it is not
+    leads: bool = True  # its byline, funding and topics are the work's (``versions``)
+    lead_source: str = ""  # the source of the record that leads its work

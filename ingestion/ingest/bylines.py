@@ -33,6 +33,7 @@ from catalogue.models import Author, Authorship, MergeCandidate
 from ingestion.ingest.entities import institution_key
 from ingestion.ingest.lookups import same_values
 from ingestion.ingest.rows import any_of, build, insert_objects, on_postgresql, present_in
+from ingestion.ingest.versions import align
 from ingestion.records import AuthorRef, WorkRecord
 
 KNOWN_COLUMNS = ["id", "openalex_id", "orcid", "merged_into"]
@@ -66,14 +67,22 @@ class Item:
     work_id: int
     record: WorkRecord
     existing: list[Authorship]
+    leads: bool = True  # the record writes the work's byline (``versions``)
+    lead_source: str = ""  # the source of the record whose byline the work keeps
 
 
 class Constraints:
     """The link decisions later imports obey, loaded once per batch."""
 
-    def __init__(self, cannot: set[tuple[int, int]], must: dict[int, set[int]]):
+    def __init__(
+        self,
+        cannot: set[tuple[int, int]],
+        must: dict[int, set[int]],
+        joined: set[int] = frozenset(),
+    ):
         self.cannot = cannot  # (author_id, work_id)
         self.must = must  # work_id -> author ids
+        self.joined = joined  # works staff merged another work into: their byline is a decision
 
     def forbids(self, author_id: int, work_id: int) -> bool:
         return (author_id, work_id) in self.cannot
@@ -142,6 +151,21 @@ class AuthorResolver:
         if pending:
             self._resolve_names(pending, result)
         return result
+
+    def follow(self, items: list[Item]) -> None:
+        """Take in records that do not write their work's byline (``versions``).
+
+        Their identified authors exist, as they would had the record come first; and
+        each of their names that the kept byline gives to an author (aligned by name)
+        names that author for rule 3, as a byline position does.
+        """
+        self._resolve_identified(items)
+        for item in items:
+            kept = [a for a in item.existing if a.author_id]
+            names = [ref.name for ref in item.record.authors]
+            entries = [a.raw_name or a.author.display_name for a in kept]
+            for i, j in align(entries, names):
+                self._strong[normalize_name(names[j])].add(kept[i].author_id)
 
     # Authors with ids ---------------------------------------------------------
 

@@ -2,8 +2,8 @@
 
 Each source is trusted for what it knows best: OpenAlex for bibliographic
 metadata and counts, arXiv for the preprint itself (its abstract as the authors
-wrote it, categories, comments). Otherwise a value only fills a blank, and a
-source may always update a value it set itself. A value no source set (the
+wrote it, categories, comments, the code its authors link). Otherwise a value
+only fills a blank, and a source may always update a value it set itself. A value no source set (the
 model's default, such as the type "article" of a new row) counts as blank.
 ``Work.provenance`` records which source set each field, so pages can say where
 a fact came from.
@@ -92,6 +92,7 @@ TRUSTED = {
         "arxiv_id",
         "arxiv_primary_category",
         "comments",
+        "code_url",
         "journal_ref",
         "source_created_date",
         "source_updated_at",

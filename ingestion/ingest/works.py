@@ -48,6 +48,7 @@ from ingestion.ingest.title_matches import (
     same_work,
     title_reason,
 )
+from ingestion.ingest.versions import decide_leads
 from ingestion.records import WorkRecord
 
 
@@ -81,8 +82,10 @@ class WorkBatch:
             later = [p for p in pending if p.deferred]
             self.result.rejected += [(p.payload, p.rejected) for p in pending if p.rejected]
             pending = [p for p in pending if not (p.deferred or p.rejected)]
+            existing = self._existing_authorships(pending)
+            decide_leads(pending, existing)
             self._update_works([p for p in pending if not p.is_new])
-            self._write_authorships(pending)
+            self._write_authorships(pending, existing)
             self._write_topics(pending)
             self._write_grants(pending)
             self._write_source_records(pending)
@@ -245,6 +248,7 @@ class WorkBatch:
         fresh = list({id(p.work): p.work for p in pending if p.is_new}.values())
         if not fresh:
             return
+        decide_leads(pending, {})
         try:
             with transaction.atomic():
                 insert_objects(fresh)
@@ -256,6 +260,7 @@ class WorkBatch:
             self._find_works(pending)
             self._assign_venues(pending)
             fresh = list({id(p.work): p.work for p in pending if p.is_new}.values())
+            decide_leads(pending, {})
             insert_objects(fresh)
         self.result.created += len(fresh)
         for work in fresh:
@@ -283,7 +288,8 @@ class WorkBatch:
 
     # Authorships ---------------------------------------------------------------
 
-    def _write_authorships(self, pending: list[IncomingWork]) -> None:
+    @staticmethod
+    def _existing_authorships(pending: list[IncomingWork]) -> dict[int, list[Authorship]]:
         # A work created by this batch has no authorships or link decisions yet.
         known_ids = {p.work.pk for p in pending if not p.is_new}
         existing = defaultdict(list)
@@ -291,13 +297,20 @@ class WorkBatch:
             rows = Authorship.objects.filter(any_of("work_id", known_ids)).select_related("author")
             for authorship in rows:
                 existing[authorship.work_id].append(authorship)
+        return existing
+
+    def _write_authorships(self, pending: list[IncomingWork], existing) -> None:
+        known_ids = {p.work.pk for p in pending if not p.is_new}
         constraints = load_constraints(known_ids)
         institutions = entities.upsert_institutions(
             i for p in pending for a in p.record.authors for i in a.institutions
         )
         resolver = AuthorResolver(constraints, institutions)
-        items = [Item(p.work.pk, p.record, existing[p.work.pk]) for p in pending]
-        resolved = resolver.resolve(items)
+        items = [
+            Item(p.work.pk, p.record, existing[p.work.pk], p.leads, p.lead_source) for p in pending
+        ]
+        resolver.follow([item for item in items if not item.leads])
+        resolved = resolver.resolve([item for item in items if item.leads])
         self.merge_candidates.extend(resolver.merge_candidates)
         writer = AuthorshipWriter(existing, constraints, institutions)
         for item in items:
@@ -311,6 +324,8 @@ class WorkBatch:
         topics = entities.upsert_topics(t for p in pending for t in p.record.topics)
         by_source = defaultdict(set)
         rows = {}
+        # A record whose source also gave the leading record of its work leaves the topics.
+        pending = [p for p in pending if p.leads or p.record.source != p.lead_source]
         for item in pending:
             by_source[item.record.source].add(item.work.pk)
             for ref in item.record.topics:
@@ -338,7 +353,7 @@ class WorkBatch:
         )
 
     def _write_grants(self, pending: list[IncomingWork]) -> None:
-        with_grants = [p for p in pending if p.record.source == Source.OPENALEX]
+        with_grants = [p for p in pending if p.record.source == Source.OPENALEX and p.leads]
         if not with_grants:
             return
         funders = entities.upsert_funders(g for p in with_grants for g in p.record.grants)
