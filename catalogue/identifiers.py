@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from urllib.parse import quote
 
 _DOI_PREFIXES = ("https://doi.org/", "http://doi.org/", "https://dx.doi.org/", "http://dx.doi.org/")
 _DOI_RE = re.compile(r"^10\.\d{4,9}/\S+$")
@@ -195,3 +196,13 @@ def openalex_url(openalex_id: str | None) -> str:
     if not openalex_id or openalex_is_local(openalex_id):
         return ""
     return f"https://openalex.org/{openalex_id}"
+
+
+def doi_url(doi: str | None) -> str:
+    """The doi.org address of ``doi`` ("" for none), the one place such an address is made.
+
+    Every character but letters, digits, ``_.-~`` and the ``/`` between prefix and
+    suffix is percent-encoded (RFC 3986): a DOI may hold ``[``, ``]``, ``#``, ``?``,
+    ``%``, ``<``, ``>``, ``;`` or spaces, which would otherwise end or change the address.
+    """
+    return f"https://doi.org/{quote(doi, safe='/')}" if doi else ""

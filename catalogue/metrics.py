@@ -11,7 +11,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from django.db.models import Count
+from django.db.models import Count, Max, Min
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.text import slugify
 
@@ -21,6 +22,7 @@ from catalogue.models import (
     AuthorMetrics,
     Authorship,
     Citation,
+    SourceRecord,
     Topic,
     WorkTopic,
 )
@@ -30,7 +32,7 @@ AI_ARXIV_CATEGORIES = {"cs.AI", "cs.LG", "cs.CL", "cs.CV", "cs.NE", "cs.IR", "cs
 AI_SUBFIELDS = {"Artificial Intelligence", "Computer Vision and Pattern Recognition"}
 AI_HALF_LIFE_YEARS = 5
 CLOSE_COLLABORATOR_MIN_WORKS = 2
-TOP_LIST_LENGTH = 10  # collaborators, topics and institutions kept on the metrics row
+TOP_LIST_LENGTH = 10  # collaborators and topics kept on the metrics row
 METRIC_FIELDS = [
     "works_count",
     "citations",
@@ -50,6 +52,8 @@ METRIC_FIELDS = [
     "topics_top",
     "institutions_list",
     "site_citations",
+    "works_dated_from",
+    "works_dated_to",
 ]
 
 
@@ -205,9 +209,19 @@ class AuthorFacts:
     institutions: list[dict] = field(default_factory=list)
 
 
+_AFFILIATION_FIELDS = (
+    "author_id",
+    "institution_id",
+    "institution__name",
+    "institution__ror",
+    "years",
+    "source",
+    "in_author_record",
+)
+
+
 def _load_author_facts(author_ids) -> dict[int, AuthorFacts]:
     facts = {a: AuthorFacts() for a in author_ids}
-    current: dict[int, int | None] = {}
     # Follows live in the people layer; the reverse relation counts them without importing it.
     rows = (
         Author.objects.filter(id__in=author_ids)
@@ -220,26 +234,53 @@ def _load_author_facts(author_ids) -> dict[int, AuthorFacts]:
             "last_known_institution__ror",
         )
     )
+    current, history = {}, defaultdict(dict)
     for author_id, followers, inst_id, name, ror in rows:
         facts[author_id].followers = followers
         current[author_id] = inst_id
         if inst_id:
-            facts[author_id].institutions.append(_institution(inst_id, name, ror, []))
-    past: dict[int, list[tuple]] = defaultdict(list)
-    affiliations = AuthorInstitution.objects.filter(author_id__in=author_ids).values_list(
-        "author_id", "institution_id", "institution__name", "institution__ror", "years"
-    )
-    for author_id, inst_id, name, ror, years in affiliations:
-        if inst_id == current.get(author_id):
-            facts[author_id].institutions[0] = _institution(inst_id, name, ror, years)
-        else:
-            latest = max(_years(years), default=0)
-            past[author_id].append((-latest, name, inst_id, ror, years))
-    for author_id, entries in past.items():
-        for _latest, name, inst_id, ror, years in sorted(entries, key=lambda e: e[:3]):
-            facts[author_id].institutions.append(_institution(inst_id, name, ror, years))
-        del facts[author_id].institutions[TOP_LIST_LENGTH:]
+            history[author_id][inst_id] = _institution(inst_id, name, ror, [])
+    affiliations = AuthorInstitution.objects.filter(author_id__in=author_ids)
+    for author_id, inst_id, name, ror, years, source, in_record in affiliations.values_list(
+        *_AFFILIATION_FIELDS
+    ):
+        entry = history[author_id][inst_id] = _institution(inst_id, name, ror, years)
+        entry.update(source=source, record=in_record)
+    _add_bylines(author_ids, history)
+    for author_id, entries in history.items():
+        for inst_id, entry in entries.items():
+            entry["current"] = inst_id == current.get(author_id)
+        facts[author_id].institutions = sorted(entries.values(), key=_history_order)
     return facts
+
+
+def _add_bylines(author_ids, history: dict[int, dict[int, dict]]) -> None:
+    """Count the works held here whose byline places each author at each institution."""
+    rows = (
+        Authorship.institutions.through.objects.filter(
+            authorship__author_id__in=author_ids, authorship__work__merged_into__isnull=True
+        )
+        .values_list(
+            "authorship__author_id",
+            "institution_id",
+            "institution__name",
+            "institution__ror",
+            "authorship__work__publication_year",
+        )
+        .order_by()
+    )
+    for author_id, inst_id, name, ror, year in rows:
+        entry = history[author_id].setdefault(inst_id, _institution(inst_id, name, ror, []))
+        entry["byline_works"] = entry.get("byline_works", 0) + 1
+        if year:
+            entry["byline_first"] = min(year, entry.get("byline_first", year))
+            entry["byline_last"] = max(year, entry.get("byline_last", year))
+
+
+def _history_order(entry: dict) -> tuple:
+    """The current institution first, then the latest year known, then by name."""
+    latest = max(entry.get("last", 0), entry.get("byline_last", 0))
+    return (not entry.get("current"), -latest, entry["name"], entry["id"])
 
 
 def _years(years: object) -> list[int]:
@@ -247,9 +288,14 @@ def _years(years: object) -> list[int]:
 
 
 def _institution(inst_id: int, name: str, ror: str | None, years: object) -> dict:
-    """An entry of ``institutions_list``: the first and last year the record gives, if any."""
+    """An entry of ``institutions_list``: the first and last year the record gives, if any.
+
+    ``record``: the source's author record lists it; ``source``: who added the row
+    (None for an institution only bylines name); ``byline_works`` and its years: the
+    works held here whose byline places the author there.
+    """
     known = _years(years)
-    entry = {"id": inst_id, "name": name, "ror": ror or ""}
+    entry = {"id": inst_id, "name": name, "ror": ror or "", "record": False, "source": None}
     if known:
         entry.update(first=min(known), last=max(known))
     return entry
@@ -296,6 +342,7 @@ class Batch:
     authors: dict[int, AuthorFacts]
     now: datetime
     site_citations: dict[int, int] = field(default_factory=dict)
+    dated: dict[int, tuple] = field(default_factory=dict)
 
 
 def _metrics_for(author_id: int, work_ids: set[int], batch: Batch) -> AuthorMetrics:
@@ -324,7 +371,23 @@ def _metrics_for(author_id: int, work_ids: set[int], batch: Batch) -> AuthorMetr
         last_year=max(years) if years else None,
         computed_at=now,
         site_citations=batch.site_citations.get(author_id, 0),
+        works_dated_from=batch.dated.get(author_id, (None, None))[0],
+        works_dated_to=batch.dated.get(author_id, (None, None))[1],
     )
+
+
+def works_dated(author_ids: list[int]) -> dict[int, tuple]:
+    """The oldest and newest date the sources gave each author's works (one query)."""
+    dated = Coalesce("source_updated_at", "fetched_at")
+    rows = (
+        SourceRecord.objects.filter(
+            work__authorships__author_id__in=author_ids, work__merged_into__isnull=True
+        )
+        .values_list("work__authorships__author_id")
+        .annotate(first=Min(dated), last=Max(dated))
+        .order_by()
+    )
+    return {author_id: (first, last) for author_id, first, last in rows}
 
 
 def site_citations(author_ids: list[int]) -> dict[int, int]:
@@ -356,6 +419,7 @@ def author_metrics_refresh(*, author_ids: Iterable[int]) -> int:
         authors=_load_author_facts(ids),
         now=timezone.now(),
         site_citations=site_citations(ids),
+        dated=works_dated(ids),
     )
     rows = [_metrics_for(a, by_author.get(a, set()), batch) for a in ids]
     _set_novelty(rows)

@@ -86,6 +86,12 @@ MIDDLEWARE = [
     # Compresses what carries no secret, after every other middleware has written
     # the response (see config/compression.py for the BREACH rule).
     "config.compression.SecretFreeGZipMiddleware",
+    # Access-Control-Allow-Origin: * on the read API's GET and HEAD answers, 304s included
+    # (config/cors.py).
+    "config.cors.PublicReadCorsMiddleware",
+    # ETag and 304 for every GET whose answer was not given validators of its own
+    # (kept pages, the API's records and the exports carry theirs: pages.conditional).
+    "django.middleware.http.ConditionalGetMiddleware",
     "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",

@@ -14,7 +14,7 @@ import re
 
 from catalogue import entry_types
 from catalogue.dates import PartialDate
-from catalogue.identifiers import fold
+from catalogue.identifiers import doi_url, fold
 from catalogue.links import web_url
 from catalogue.models import Source, Work
 from catalogue.tex import as_text, text_to_latex, visible_text
@@ -402,7 +402,7 @@ def pages(work: Work, dash: str) -> str:
 
 def _url(work: Work) -> str:
     if work.doi:
-        return f"https://doi.org/{work.doi}"
+        return doi_url(work.doi)
     if work.arxiv_id:
         return f"https://arxiv.org/abs/{work.arxiv_id}"
     return web_url(work.landing_url)

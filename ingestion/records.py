@@ -164,6 +164,11 @@ class AuthorRecord:
     cited_by_count: int | None = None
     topics: list[TopicRef] = field(default_factory=list)  # top topics, for telling namesakes apart
     updated_at: datetime | None = None
+    # The source's own figures for the whole record (None: not given or not usable).
+    h_index: int | None = None
+    i10_index: int | None = None
+    mean_citedness: float | None = None  # mean citations of the works of the two years before
+    counts_by_year: list[dict] = field(default_factory=list)  # [{"year", "works", "citations"}]
 
 
 @dataclass(slots=True)

@@ -6,6 +6,7 @@ from celery import chord, shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 
 from catalogue.models import ImportRun
+from ingestion import references
 from ingestion.importing import dispatch, execution, fanout
 
 
@@ -76,3 +77,9 @@ def watch_imports() -> dict:
         "sent": dispatch.import_runs_send_waiting(),
         "resumed": dispatch.import_runs_resume_stalled(),
     }
+
+
+@shared_task(name=references.TASK, soft_time_limit=300, time_limit=330)
+def reference_previews_fetch(openalex_ids: list[str]) -> int:
+    """Name one batch of cited works not held here from OpenAlex (after an import)."""
+    return references.previews_fetch(openalex_ids=openalex_ids)

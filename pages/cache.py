@@ -23,7 +23,9 @@ session means no user, no messages, nothing that varies per visitor, and a hit
 reads no SQL at all. Only plain 200 answers are stored, and none that used the
 CSRF token or the session. The middleware outside the view (security headers,
 CSP, compression) still runs on every answer, cached or not. Every kept page
-is renewed at least every ``PAGE_TIMEOUT`` seconds whatever happens.
+is renewed at least every ``PAGE_TIMEOUT`` seconds whatever happens. A kept page
+carries an ETag (a token of its versions and body) and a Last-Modified (when it
+was kept): a conditional GET is answered 304 (``ConditionalGetMiddleware``).
 
 A page is kept per address and per query string, counting only the parameters
 the page reads (``PAGE_PARAMETERS``), each given once and shaped as the page
@@ -61,6 +63,7 @@ from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.template.loader import get_template, render_to_string
 from django.utils import timezone
+from django.utils.http import http_date
 from django.utils.safestring import SafeString, mark_safe
 
 from catalogue.byline_reads import LISTED, firsts
@@ -220,9 +223,35 @@ def page_key(kind: str, pk: int, request: HttpRequest) -> str | None:
     return f"page:{kind}:{pk}:{timezone.localdate().isoformat()}:{digest}"
 
 
+def versions_token(versions: dict[str, str], *extra: str) -> str:
+    """A short token of these page versions and ``extra``: it changes when any of them does."""
+    text = "|".join([*(f"{key}={versions[key]}" for key in sorted(versions)), *extra])
+    return hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest()[:32]
+
+
+def token_since(token: str, *, note: bool = True) -> float | None:
+    """When ``token`` was first noted (a POSIX time): what it names is unchanged since then.
+
+    ``note=False`` only reads it (None when never noted).
+    """
+    key, now = f"page:since:{token}", timezone.now().timestamp()
+    if not note:
+        return cache.get(key)
+    return now if cache.add(key, now, PAGE_TIMEOUT * 24) else cache.get(key, now)
+
+
 def _stored(response: HttpResponse, versions: dict[str, str]) -> dict:
     headers = {name: response[name] for name in HEADERS_KEPT if name in response}
-    return {"versions": versions, "body": response.content, "headers": headers}
+    body, at = response.content, timezone.now().timestamp()
+    digest = hashlib.sha1(body, usedforsecurity=False).hexdigest()
+    etag = f'"{versions_token(versions, digest)}"'  # versions and the body they were kept with
+    return {"versions": versions, "body": body, "headers": headers, "etag": etag, "at": at}
+
+
+def _validators(response: HttpResponse, entry: dict) -> HttpResponse:
+    """ETag and Last-Modified of a kept page: a conditional GET of it is answered 304."""
+    response["ETag"], response["Last-Modified"] = entry["etag"], http_date(entry["at"])
+    return response
 
 
 def _answer(entry: dict) -> HttpResponse:
@@ -230,7 +259,7 @@ def _answer(entry: dict) -> HttpResponse:
     for name, value in entry["headers"].items():
         response[name] = value
     response[HIT_HEADER] = "hit"
-    return response
+    return _validators(response, entry) if "etag" in entry else response
 
 
 def _fresh(entry: dict | None) -> bool:
@@ -289,7 +318,9 @@ def anonymous_page(kind: str):
             response = view(request, pk, *args, **kwargs)
             if cacheable_response(request, response):
                 versions |= getattr(response, SHOWN, {})
-                cache.set(key, _stored(response, versions), PAGE_TIMEOUT)
+                entry = _stored(response, versions)
+                cache.set(key, entry, PAGE_TIMEOUT)
+                _validators(response, entry)
             return response
 
         return wrapped

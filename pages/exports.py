@@ -8,10 +8,23 @@ from django.urls import reverse
 
 from catalogue import selectors
 from catalogue.filters import WorkFilter
-from catalogue.models import Author
+from catalogue.models import Author, Authorship
 from exports import lists as list_exports
+from pages import cache as pagecache
+from pages.conditional import conditional
 
 
+def _list_records(request: HttpRequest, pk: int, extension: str) -> list[pagecache.Record]:
+    """What a researcher's list shows: the researcher and every author of its works.
+
+    A change to one of the works renews the versions of all its authors, this one too.
+    """
+    ids = Authorship.objects.filter(work__authorships__author_id=pk, author__isnull=False)
+    ids = ids.values_list("author_id", flat=True).distinct()
+    return [("author", int(pk)), *(("author", a) for a in ids)]
+
+
+@conditional(_list_records)
 def researcher_export(request: HttpRequest, pk: int, extension: str) -> HttpResponse:
     """Every work of the list the researcher page shows for the same query string.
 

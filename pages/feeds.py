@@ -1,4 +1,11 @@
-"""Atom feed of a researcher's works: ``/researchers/<id>/feed.atom``."""
+"""Atom feed of a researcher's works: ``/researchers/<id>/feed.atom``.
+
+An entry's id is the work's short address (``/works/<id>/``), which no change of
+title moves; each name of the byline (the first ``FEED_AUTHOR_NAMES``) is an
+``<author>`` of its own; ``<updated>`` and ``<published>`` are the record's own
+dates (when its source last changed it, when it was published), never the time
+of our import.
+"""
 
 from __future__ import annotations
 
@@ -19,10 +26,23 @@ FEED_LENGTH = 50
 FEED_AUTHOR_NAMES = 10
 
 
+class WorksAtomFeed(Atom1Feed):
+    """Atom with one ``<author>`` per name of an entry's byline (``authors``: name, address)."""
+
+    def add_item_elements(self, handler, item) -> None:
+        super().add_item_elements(handler, item)
+        for name, uri in item.get("authors") or ():
+            handler.startElement("author", {})
+            handler.addQuickElement("name", name)
+            if uri:
+                handler.addQuickElement("uri", uri)
+            handler.endElement("author")
+
+
 class ResearcherWorksFeed(Feed):
     """The researcher's works, newest first; readers see new works as they are imported."""
 
-    feed_type = Atom1Feed
+    feed_type = WorksAtomFeed
 
     def _absolute(self, path: str) -> str:
         # The public site's address (config.sites), not the Host header of whoever asked.
@@ -63,20 +83,40 @@ class ResearcherWorksFeed(Feed):
     def item_link(self, work: Work) -> str:
         return self._absolute(work.get_absolute_url())
 
-    def item_pubdate(self, work: Work) -> datetime:
+    def item_guid(self, work: Work) -> str:
+        return self._absolute(reverse("publications:work-short", kwargs={"pk": work.pk}))
+
+    item_guid_is_permalink = True
+
+    def item_pubdate(self, work: Work) -> datetime | None:
         if work.publication_date:
             return datetime.combine(work.publication_date, time.min, tzinfo=UTC)
         if work.publication_year:
             return datetime(work.publication_year, 1, 1, tzinfo=UTC)
-        return work.created_at
+        return None
 
     def item_updateddate(self, work: Work) -> datetime:
-        return work.updated_at
+        """When the source last changed the record, else its publication or creation date
+        there; the time of our import only for a record that gives none (Atom needs one)."""
+        if work.source_updated_at:
+            return work.source_updated_at
+        if published := self.item_pubdate(work):
+            return published
+        if work.source_created_date:
+            return datetime.combine(work.source_created_date, time.min, tzinfo=UTC)
+        return work.created_at
 
-    def item_author_name(self, work: Work) -> str:
-        names = [_name(a.author.display_name if a.author else a.raw_name) for a in work.byline()]
-        shown = ", ".join(names[:FEED_AUTHOR_NAMES])
-        return f"{shown} et al." if len(names) > FEED_AUTHOR_NAMES else shown
+    def item_author_name(self, work: Work) -> None:
+        return None  # each name is an <author> of its own (item_extra_kwargs)
+
+    def item_extra_kwargs(self, work: Work) -> dict:
+        authors = []
+        for entry in work.byline()[:FEED_AUTHOR_NAMES]:
+            author = getattr(entry, "author", None)
+            name = _name(author.display_name if author else entry.raw_name)
+            if name:
+                authors.append((name, self._absolute(author.get_absolute_url()) if author else ""))
+        return {"authors": authors}
 
     def item_categories(self, work: Work) -> list[str]:
         category = display.clip(work.arxiv_primary_category, "name")

@@ -14,7 +14,7 @@ import json
 from django.utils.safestring import SafeString, mark_safe
 
 from catalogue import display, entry_types, links
-from catalogue.identifiers import openalex_url
+from catalogue.identifiers import doi_url, openalex_url
 from catalogue.models import Author, Work
 from config.sites import absolute_url
 from exports.personal_names import is_corporate
@@ -88,11 +88,11 @@ def highwire_tags(work: Work, bylines) -> list[tuple[str, str]]:
 
 def _work_ids(work: Work) -> tuple[list[dict], list[str]]:
     ids = [
-        ("DOI", work.doi, "https://doi.org/{}"),
-        ("arXiv", work.arxiv_id, "https://arxiv.org/abs/{}"),
+        ("DOI", work.doi, doi_url),
+        ("arXiv", work.arxiv_id, "https://arxiv.org/abs/{}".format),
     ]
     values = [{"@type": "PropertyValue", "propertyID": k, "value": v} for k, v, _ in ids if v]
-    same_as = [pattern.format(v) for _, v, pattern in ids if v]
+    same_as = [address(v) for _, v, address in ids if v]
     if openalex := openalex_url(work.openalex_id):  # a local id has no page there
         values.append(
             {"@type": "PropertyValue", "propertyID": "OpenAlex", "value": work.openalex_id}

@@ -13,6 +13,7 @@ from django.dispatch import receiver
 
 from catalogue.models import Author, Funder, Institution, Topic, Venue, Work
 from catalogue.signals import authors_changed, metrics_refreshed
+from ingestion.references import reference_previews_stored
 from pages import cache as pagecache
 from profiles.models import Claim, Follow, Profile
 from similarity.signals import similarities_stored
@@ -87,3 +88,9 @@ def renew_researcher_page_after_pins(sender, instance: Profile, action: str, **k
     """
     if action.startswith("post_"):
         pagecache.authors_bump([instance.author_id])
+
+
+@receiver(reference_previews_stored, dispatch_uid="pages.after_reference_previews")
+def renew_named_references(sender, work_ids: list[int], **kwargs) -> None:
+    """Cited works not held here were named: the pages listing them show the names."""
+    pagecache.works_bump(work_ids)

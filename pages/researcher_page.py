@@ -12,17 +12,20 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from urllib.parse import urlencode
 
 from django.core.paginator import Page, Paginator
 from django.db.models import QuerySet
 from django.http import QueryDict
 from django.shortcuts import get_object_or_404
+from django.urls import reverse
 
 from catalogue import selectors
 from catalogue.filters import Sort, WorkFilter
 from catalogue.identifiers import openalex_is_local, openalex_url
-from catalogue.models import Author, AuthorMetrics, Work
+from catalogue.models import Author, AuthorMetrics, ImportRun, Source, Work
+from catalogue.permissions import ADD, admin_allows
 from pages.charts import Chart, citations_chart
 from profiles.claims.services import PanelState as ClaimPanel
 from profiles.claims.services import claim_panel_state
@@ -34,10 +37,110 @@ from profiles.models import Profile
 from trust.panels import trust_panel
 
 WORKS_PER_PAGE = 20
+AFFILIATIONS_SHOWN = 5  # the rest of the history is behind a <details>
 
 SectionBuilder = Callable[[Author], object]
 # The sections other apps draw for every researcher page, by the name templates use.
 SECTIONS: dict[str, SectionBuilder] = {"trust": trust_panel}
+
+
+@dataclass(frozen=True)
+class SourceCounts:
+    """The source's own counts for the whole record (its author record), dated, beside
+    what is held here: none of them is ours, and ``held`` is the only count that is."""
+
+    source: str  # the source's name, "OpenAlex"
+    as_of: datetime | None  # when the source last updated the record it counted in
+    works: int | None
+    citations: int | None
+    h_index: int | None
+    i10_index: int | None
+    mean_citedness: float | None
+    topics: int | None
+    held: int  # works held here
+    chart: Chart | None  # citations per year as the source counts them
+
+    @property
+    def works_missing(self) -> bool:
+        """The source counts more works than are held here: its figures lead."""
+        return self.works is not None and self.held < self.works
+
+
+def source_counts(author: Author, metrics: AuthorMetrics | None) -> SourceCounts | None:
+    """What the source's author record counts, or None when it gave nothing usable."""
+    values = (
+        author.source_works_count,
+        author.source_cited_by_count,
+        author.source_h_index,
+        author.source_i10_index,
+        author.source_mean_citedness,
+        author.source_topics_count,
+    )
+    if not author.counts_source or all(value is None for value in values):
+        return None
+    by_year = {
+        str(entry["year"]): entry["citations"]
+        for entry in author.source_counts_by_year or []
+        if isinstance(entry, dict) and entry.get("citations") is not None
+    }
+    return SourceCounts(
+        Source(author.counts_source).label if author.counts_source in Source.values else "",
+        author.counts_as_of,
+        *values,
+        held=metrics.works_count if metrics else 0,
+        chart=citations_chart(by_year),
+    )
+
+
+@dataclass(frozen=True)
+class Affiliation:
+    """One place in the researcher's affiliation history, with where it comes from."""
+
+    id: int
+    name: str
+    years: str  # "2019–2023" as the author record gives them, or ""
+    current: bool
+    sources: list[str]
+
+
+SOURCE_WORDS = {
+    Source.CLAIM: "added by the researcher",
+    Source.STAFF: "added by staff",
+}
+
+
+def _affiliations(metrics: AuthorMetrics | None) -> list[Affiliation]:
+    return [_affiliation(entry) for entry in (metrics.institutions_list if metrics else [])]
+
+
+def _affiliation(entry: dict) -> Affiliation:
+    sources = []
+    origin = entry.get("source")
+    if entry.get("record"):
+        label = Source(origin).label if origin in Source.values else "the source"
+        sources.append(f"{label} author record")
+    elif origin in SOURCE_WORDS:
+        sources.append(SOURCE_WORDS[origin])
+    works = entry.get("byline_works") or 0
+    if works:
+        span = _span(entry.get("byline_first"), entry.get("byline_last"))
+        noun = "work" if works == 1 else "works"
+        sources.append(f"bylines of {works} {noun} held here" + (f", {span}" if span else ""))
+    if not sources and origin in Source.values:
+        sources.append(Source(origin).label)
+    return Affiliation(
+        id=entry.get("id") or 0,
+        name=entry.get("name") or "",
+        years=_span(entry.get("first"), entry.get("last")),
+        current=bool(entry.get("current")),
+        sources=sources,
+    )
+
+
+def _span(first: object, last: object) -> str:
+    if not isinstance(first, int) or not isinstance(last, int):
+        return ""
+    return f"{first}" if first == last else f"{first}–{last}"
 
 
 @dataclass(frozen=True)
@@ -46,6 +149,9 @@ class ResearcherPage:
     profile: Profile | None
     metrics: AuthorMetrics | None
     chart: Chart | None
+    source_counts: SourceCounts | None
+    affiliations: list[Affiliation]  # the first ones of the whole history
+    affiliations_more: list[Affiliation]  # the rest, behind a <details>
     identifiers: dict
     # The works list, filtered, sorted and paged as the query string asks.
     filterset: WorkFilter
@@ -80,6 +186,41 @@ class ResearcherViewer:
     claim: ClaimPanel
     collaboration: CollaborationPanel
     invitation_form: InvitationForm | None
+    works_import: WorksImport | None = None
+
+
+@dataclass(frozen=True)
+class WorksImport:
+    """For staff and the record's owner, while the source counts more works than are held
+    here: how to import them (staff ask for an import run, the owner adds works)."""
+
+    url: str
+    staff: bool  # staff: the admin's "New import" form; else the owner's "Add a missing work"
+    source: str  # the name of the source that counts them
+    source_works: int
+    held: int
+    openalex_id: str
+
+
+def works_import(*, author: Author, viewer) -> WorksImport | None:
+    """The way in to import ``author``'s works, for a viewer who may, when works are missing."""
+    wanted = author.source_works_count
+    if not wanted or not getattr(viewer, "is_authenticated", False):
+        return None
+    staff = admin_allows(viewer, ADD, ImportRun)
+    owner = getattr(getattr(author, "profile", None), "user_id", None) == viewer.pk
+    if not (staff or owner):
+        return None
+    held = AuthorMetrics.objects.filter(author=author).values_list("works_count", flat=True)
+    held = next(iter(held), 0)
+    if held >= wanted:
+        return None
+    if staff:
+        url = reverse("admin:publications_importrun_new_import")
+    else:
+        url = reverse("profiles:profile_edit", kwargs={"pk": author.pk}) + "#add-work"
+    source = Source(author.counts_source).label if author.counts_source in Source.values else ""
+    return WorksImport(url, staff, source, wanted, held, author.openalex_id or "")
 
 
 def researcher_viewer(*, author: Author, viewer) -> ResearcherViewer:
@@ -93,6 +234,7 @@ def researcher_viewer(*, author: Author, viewer) -> ResearcherViewer:
         claim=claim_panel_state(author=author, user=viewer),
         collaboration=collaboration,
         invitation_form=InvitationForm() if collaboration.state == "can_invite" else None,
+        works_import=works_import(author=author, viewer=viewer),
     )
 
 
@@ -107,11 +249,15 @@ def researcher_page(*, author: Author, query: QueryDict) -> ResearcherPage:
     pinned = _pinned_works(profile, filterset.qs)
     rest = filterset.qs.exclude(pk__in=[w.pk for w in pinned]) if pinned else filterset.qs
     works = Paginator(rest, WORKS_PER_PAGE).get_page(query.get("page"))
+    history = _affiliations(metrics)
     return ResearcherPage(
         author=author,
         profile=profile,
         metrics=metrics,
         chart=citations_chart(metrics.citations_by_year) if metrics else None,
+        source_counts=source_counts(author, metrics),
+        affiliations=history[:AFFILIATIONS_SHOWN],
+        affiliations_more=history[AFFILIATIONS_SHOWN:],
         identifiers=_identifiers(author),
         filterset=filterset,
         filters_active=filterset.active,

@@ -14,10 +14,11 @@ from django.utils.text import slugify
 
 from catalogue import citations, identifiers, selectors
 from catalogue.filters import ORDERINGS, Sort
-from catalogue.models import Author, Source, SourceRecord, Work
+from catalogue.models import Author, ReferencePreview, Source, SourceRecord, Work
 from exports import lists as list_exports
 from exports import work as exports
 from pages import cache as pagecache
+from pages.conditional import conditional, work_records
 from search import names as name_search
 from search import works as search_service
 
@@ -48,6 +49,7 @@ def work_detail(request: HttpRequest, pk: int, slug: str = "") -> HttpResponse:
     if pagecache.cacheable_request(request):  # a page that may be kept: what it shows, first
         records = pagecache.work_page_records(work.pk, citations.listed(references, cited_by))
         shown = pagecache.versions_current(records)
+    _name_references(references)
     all_authors = request.GET.get("authors") == "all"
     authors_page = request.GET.get("authors_page", "")
     page = selectors.work_page(
@@ -59,6 +61,17 @@ def work_detail(request: HttpRequest, pk: int, slug: str = "") -> HttpResponse:
     context = {"work": work, "page": page, "references": references, "cited_by": cited_by}
     response = render(request, "publications/work_detail.html", context)
     return pagecache.answer_shows(response, shown)
+
+
+def _name_references(references: citations.References) -> None:
+    """Give each shown reference not held here what OpenAlex says of it (``preview``, or None)."""
+    rows = list(references.page.object_list)
+    references.page.object_list = rows
+    unheld = [row.cited_openalex_id for row in rows if row.cited_id is None]
+    previews = ReferencePreview.objects.filter(openalex_id__in=unheld) if unheld else []
+    named = {preview.openalex_id: preview for preview in previews if preview.found}
+    for row in rows:
+        row.preview = named.get(row.cited_openalex_id) if row.cited_id is None else None
 
 
 def search(request: HttpRequest) -> HttpResponse:
@@ -95,10 +108,12 @@ def _search_results(request: HttpRequest, form, query: str) -> dict:
         authors = name_search.search_authors(query)
         return {"authors_page": Paginator(authors, 20).get_page(request.GET.get("page"))}
     filters = form.filters()
-    matches = search_service.search_works(query, filters)
-    works = Paginator(matches, SEARCH_WORKS_PER_PAGE).get_page(request.GET.get("page"))
+    # The name index first: a query that names a researcher needs no titles close to it.
     found = name_search.search_authors_first(query, SEARCH_AUTHORS + 1)
     person = name_search.named_person(query, found)
+    similar_titles = not name_search.names_someone(query, found)
+    matches = search_service.search_works(query, filters, similar_titles=similar_titles)
+    works = Paginator(matches, SEARCH_WORKS_PER_PAGE).get_page(request.GET.get("page"))
     return {
         "authors": found,
         "person": person,
@@ -174,11 +189,13 @@ def _export_path(pk: int, extension: str) -> str:
     return reverse(f"publications:work-export-{extension}", kwargs={"pk": pk})
 
 
+@conditional(work_records)
 def work_export_bibtex(request: HttpRequest, pk: int) -> HttpResponse:
     """The work as a BibTeX entry, downloaded as a .bib file."""
     return _export(pk, exports.to_bibtex, exports.BIBTEX_CONTENT_TYPE, "bib")
 
 
+@conditional(work_records)
 def work_export_ris(request: HttpRequest, pk: int) -> HttpResponse:
     """The work as a RIS record, downloaded as a .ris file."""
     return _export(pk, exports.to_ris, exports.RIS_CONTENT_TYPE, "ris")
@@ -189,7 +206,7 @@ class ExternalId:
     label: str
     example: str
     source_name: str
-    source_url: str  # with {} for the normalised id
+    source_url: Callable[[str], str]  # the normalised id's address at its source
     normalise: Callable[[str], str | None]
     lookup: Callable[[str], Q]
     # The source whose imported records are keyed by this id: a record merged into
@@ -216,7 +233,7 @@ WORK_IDS = {
         "DOI",
         "10.1145/3503222.3507778",
         "doi.org",
-        "https://doi.org/{}",
+        identifiers.doi_url,
         identifiers.normalize_doi,
         _doi_lookup,
     ),
@@ -224,7 +241,7 @@ WORK_IDS = {
         "arXiv id",
         "2102.04285 or hep-th/9901001v2",
         "arXiv",
-        "https://arxiv.org/abs/{}",
+        lambda arxiv_id: f"https://arxiv.org/abs/{arxiv_id}",
         identifiers.normalize_arxiv_id,
         _arxiv_lookup,
         Source.ARXIV,
@@ -233,7 +250,7 @@ WORK_IDS = {
         "OpenAlex id",
         "W2741809807",
         "OpenAlex",
-        "https://openalex.org/{}",
+        identifiers.openalex_url,
         _openalex_work_id,
         lambda short: Q(openalex_id=short),
         Source.OPENALEX,
@@ -273,7 +290,7 @@ def work_by_external_id(request: HttpRequest, scheme: str, value: str) -> HttpRe
         "label": kind.label,
         "value": normalised or value,
         "valid": bool(normalised),
-        "source_url": kind.source_url.format(normalised) if normalised else "",
+        "source_url": kind.source_url(normalised) if normalised else "",
         "source_name": kind.source_name,
         "example": kind.example,
         "search_query": normalised or value,

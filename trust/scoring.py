@@ -71,6 +71,11 @@ class Signals:
     works_url: str = ""
     venues: int = 0
     citations: int | None = None  # None: no source gave counts
+    # The source's own count of the record's works (its author record), when given:
+    # a record whose works are not imported is told apart from one with none.
+    source_works: int | None = None
+    source_name: str = ""  # "OpenAlex"
+    source_as_of: str = ""  # the date the source last updated the record, YYYY-MM-DD
     # Community
     followers: int = 0
     claimed_collaborators: int = 0
@@ -292,19 +297,41 @@ def _agreement_item(s: Signals) -> Item:
     return _item("ids_agree", 0, "No source id to compare with another source.")
 
 
+def works_not_imported(s: Signals) -> str:
+    """Words for works the source counts and none of which is held here, or ""."""
+    if s.works or not s.source_works:
+        return ""
+    as_of = f" as of {s.source_as_of}" if s.source_as_of else ""
+    source = s.source_name or "The source"
+    return (
+        f"The works are not imported yet: {source} counts {_plural(s.source_works, 'work')}"
+        f"{as_of}, none held here."
+    )
+
+
 def record_items(s: Signals) -> list[Item]:
     works_link = [Link("Published work", s.works_url)] if s.works_url and s.works else []
+    missing = works_not_imported(s)
+    if missing:
+        works_text = missing
+    elif s.source_works and s.works < s.source_works:
+        source = s.source_name or "the source"
+        works_text = f"{_plural(s.works, 'work')} held here of {s.source_works:,} per {source}."
+    else:
+        works_text = f"{_plural(s.works, 'work')}."
     items = [
-        _item(
-            "works", scaled(WEIGHTS["works"], s.works), f"{_plural(s.works, 'work')}.", works_link
-        ),
+        _item("works", scaled(WEIGHTS["works"], s.works), works_text, works_link),
         _item(
             "venues",
             scaled(WEIGHTS["venues"], s.venues),
-            f"Published in {_plural(s.venues, 'distinct venue')}.",
+            "Counted once the works are imported."
+            if missing
+            else f"Published in {_plural(s.venues, 'distinct venue')}.",
         ),
     ]
-    if s.citations is None:
+    if missing:
+        items.append(_item("citations", 0, "Counted once the works are imported."))
+    elif s.citations is None:
         items.append(_item("citations", 0, "No source gave citation counts for these works."))
     else:
         points = scaled(WEIGHTS["citations"], s.citations)
@@ -346,13 +373,18 @@ def activity_items(s: Signals) -> list[Item]:
     if years:
         span = f"{s.first_year}" if years == 1 else f"{s.first_year} to {s.last_year}"
         text = f"Works from {span}: {_plural(years, 'year')} active."
+    elif works_not_imported(s):
+        text = works_not_imported(s)
+    elif not s.works:
+        text = "No work is held here."
     else:
         text = "No work has a publication year."
     since = s.this_year - RECENT_YEARS + 1
+    recent_text = f"{_plural(s.recent_works, 'work')} from {since} to {s.this_year}."
     recent = _item(
         "recent_work",
         scaled(WEIGHTS["recent_work"], s.recent_works),
-        f"{_plural(s.recent_works, 'work')} from {since} to {s.this_year}.",
+        "Counted once the works are imported." if works_not_imported(s) else recent_text,
     )
     return [_item("years_active", scaled(WEIGHTS["years_active"], years), text), recent]
 

@@ -85,6 +85,9 @@ def _authors(ids: list[int]) -> dict[int, _Facts]:
             "last_known_institution__name",
             "affiliated",
             "orcid_claimed",
+            "source_works_count",
+            "counts_source",
+            "counts_as_of",
         )
     )
     return {row["id"]: _Facts(row) for row in rows}
@@ -235,6 +238,7 @@ def _signals(pk: int, fact: _Facts, this_year: int) -> scoring.Signals:
         works_url=author_url(pk, row["display_name"]) + "#works" if count else "",
         venues=works.get("venues", 0),
         citations=works.get("citations"),
+        **_source_counts(row),
         followers=fact.followers,
         claimed_collaborators=len(collaborators),
         collaborator_links=tuple(
@@ -251,6 +255,17 @@ def _signals(pk: int, fact: _Facts, this_year: int) -> scoring.Signals:
         misattribution_links=tuple(fact.reports),
         **_claim_fields(fact.claims),
     )
+
+
+def _source_counts(row: dict) -> dict:
+    """The source's own count of the record's works, named and dated."""
+    source = row["counts_source"]
+    as_of = row["counts_as_of"]
+    return {
+        "source_works": row["source_works_count"],
+        "source_name": Source(source).label if source in Source.values else "",
+        "source_as_of": as_of.date().isoformat() if as_of else "",
+    }
 
 
 def author_signals(author_id: int, *, now: datetime | None = None) -> scoring.Signals | None:

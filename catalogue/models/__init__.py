@@ -10,6 +10,7 @@ from catalogue.models.common import Source, TimeStamped, bounded_text, unique_wh
 from catalogue.models.curation import LinkConstraint, MergeCandidate
 from catalogue.models.entities import Funder, Institution, Topic, Venue
 from catalogue.models.imports import ImportProblem, ImportRun, PayloadField, SourceRecord
+from catalogue.models.references import ReferencePreview
 from catalogue.models.works import (
     Authorship,
     AuthorshipQuerySet,
@@ -41,6 +42,7 @@ __all__ = [
     "LinkConstraint",
     "MergeCandidate",
     "PayloadField",
+    "ReferencePreview",
     "Source",
     "SourceRecord",
     "TimeStamped",

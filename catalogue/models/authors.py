@@ -45,6 +45,26 @@ class Author(TimeStamped):
         help_text="Set when staff merged this record into another one.",
     )
     search_vector = SearchVectorField(null=True, editable=False)
+    # The source's own counts for the whole record, as its author record gives them
+    # (docs/METRICS.md): shown, labelled with the source and date, beside the figures
+    # computed from the works held here. Null: the source gave no usable value.
+    counts_source = models.CharField(
+        max_length=16, choices=Source.choices, blank=True, default="", db_default=""
+    )
+    counts_as_of = models.DateTimeField(
+        null=True, blank=True, help_text="When the source last updated the record it counted in."
+    )
+    source_works_count = models.PositiveIntegerField(null=True, blank=True)
+    source_cited_by_count = models.PositiveIntegerField(null=True, blank=True)
+    source_h_index = models.PositiveIntegerField(null=True, blank=True)
+    source_i10_index = models.PositiveIntegerField(null=True, blank=True)
+    source_mean_citedness = models.FloatField(
+        null=True, blank=True, help_text="Mean citations of the works of the two years before."
+    )
+    source_topics_count = models.PositiveIntegerField(null=True, blank=True)
+    # [{"year", "works", "citations"}], oldest first, as the source counts them.
+    # Nullable: rows written by code older than the column (a data migration) leave it empty.
+    source_counts_by_year = JSONField(default=list, blank=True, null=True)
 
     objects = AuthorQuerySet.as_manager()
 
@@ -55,6 +75,10 @@ class Author(TimeStamped):
             unique_where_present("orcid", "author"),
             models.CheckConstraint(
                 condition=~Q(merged_into=models.F("id")), name="author_not_merged_into_itself"
+            ),
+            models.CheckConstraint(
+                condition=Q(source_mean_citedness__isnull=True) | Q(source_mean_citedness__gte=0),
+                name="author_source_mean_citedness_not_negative",
             ),
         ]
         indexes = [models.Index(fields=["-created_at"], name="author_recent_idx")]
@@ -75,6 +99,9 @@ class AuthorInstitution(models.Model):
     institution = models.ForeignKey(Institution, on_delete=models.CASCADE, related_name="+")
     years = JSONField(default=list, blank=True)
     source = models.CharField(max_length=16, choices=Source.choices, default=Source.OPENALEX)
+    # The source's author record lists this affiliation (its affiliations or last known
+    # institutions); otherwise it was derived from the bylines of works held here.
+    in_author_record = models.BooleanField(default=False, db_default=False)
 
     class Meta:
         constraints = [
@@ -111,9 +138,15 @@ class AuthorMetrics(models.Model):
     collaborators_top = JSONField(default=list, blank=True)
     # [{"id", "name", "key", "works"}], the topics most of the author's works are in;
     topics_top = JSONField(default=list, blank=True)
-    # [{"id", "name", "ror"}], the current institution first, then past ones.
+    # [{"id", "name", "ror", "first", "last", "current", "record", "byline_works",
+    # "byline_first", "byline_last", "source"}]: the whole affiliation history, the
+    # current institution first, then the latest; where each entry comes from.
     institutions_list = JSONField(default=list, blank=True)
     computed_at = models.DateTimeField(null=True, blank=True)
+    # The oldest and newest date the sources gave the works counted here (their
+    # updated dates, else when they were fetched): how current the figures are.
+    works_dated_from = models.DateTimeField(null=True, blank=True)
+    works_dated_to = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         verbose_name_plural = "author metrics"

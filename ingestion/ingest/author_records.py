@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from django.db.models import F
 from django.utils import timezone
 
 from catalogue.identifiers import normalize_name
@@ -17,6 +18,7 @@ from ingestion.ingest.rows import any_of, present_in
 from ingestion.records import AuthorRecord, InstitutionRef
 
 AUTHOR_FIELDS = ["display_name", "normalized_name", "alternative_names", "orcid", "is_deleted"]
+YEARS_KEPT = 200  # yearly counts kept of a record (sources give about the last ten years)
 
 
 def _existing_authors(records: list[AuthorRecord]) -> dict[str, Author]:
@@ -40,6 +42,20 @@ def _apply(author: Author, record: AuthorRecord, orcid_free: bool) -> None:
     if record.orcid and not author.orcid and orcid_free:
         author.orcid = record.orcid
     author.is_deleted = record.is_deleted
+    _apply_counts(author, record)
+
+
+def _apply_counts(author: Author, record: AuthorRecord) -> None:
+    """The source's own counts for the whole record, dated with the record's updated date."""
+    author.counts_source = record.source
+    author.counts_as_of = record.updated_at
+    author.source_works_count = record.works_count
+    author.source_cited_by_count = record.cited_by_count
+    author.source_h_index = record.h_index
+    author.source_i10_index = record.i10_index
+    author.source_mean_citedness = record.mean_citedness
+    author.source_topics_count = len(record.topics) if record.topics else None
+    author.source_counts_by_year = record.counts_by_year[:YEARS_KEPT]
 
 
 def ingest_authors(
@@ -91,13 +107,14 @@ def _changed_only(items: list[tuple[dict, AuthorRecord]], result: BatchResult) -
         for row in SourceRecord.objects.filter(
             any_of("external_id", [key[1] for key in sources]),
             entity=SourceRecord.Entity.AUTHOR,
-        )
+        ).annotate(counted=F("author__counts_source"))
     }
     changed = []
     for key, (payload, record) in sources.items():
         row = rows.get(key)
         digest = content_hash(payload)
-        if row and row.content_hash == digest and row.author_id:
+        # A record stored before its counts were kept is written again to keep them.
+        if row and row.content_hash == digest and row.author_id and row.counted:
             result.unchanged += 1
         elif row and row.author_id and is_older(record.updated_at, row.source_updated_at):
             result.unchanged += 1  # an older version of the record held: the newer stays
@@ -131,16 +148,27 @@ def _write_affiliations(author: Author, record: AuthorRecord, institutions) -> N
     if current and author.last_known_institution_id != current.pk:
         author.last_known_institution = current
         author.save(update_fields=["last_known_institution"])
+    listed = set()
     for affiliation in record.affiliations:
         institution = lookup(affiliation.institution)
         if institution:
+            listed.add(institution.pk)
             AuthorInstitution.objects.update_or_create(
                 author=author,
                 institution=institution,
-                defaults={"years": sorted(set(affiliation.years), reverse=True)},
+                defaults={
+                    "years": sorted(set(affiliation.years), reverse=True),
+                    "in_author_record": True,
+                },
             )
     if current:
-        AuthorInstitution.objects.get_or_create(author=author, institution=current)
+        listed.add(current.pk)
+        AuthorInstitution.objects.update_or_create(
+            author=author, institution=current, defaults={"in_author_record": True}
+        )
+    # What the record no longer lists stays (bylines may show it) but is not the record's.
+    stale = AuthorInstitution.objects.filter(author=author, in_author_record=True)
+    stale.exclude(institution_id__in=listed).update(in_author_record=False)
 
 
 def ingest_institutions(items: list[tuple[dict, InstitutionRef]]) -> BatchResult:

@@ -1,19 +1,22 @@
 """Read endpoints for the scholarly record under /api/v1/ (imports: ``api_imports``).
 
 Authors (with their metrics), an author's works, works, topics and institutions
-are public and paginated (``?page=``, ``?page_size=`` up to 100). Work lists take
+are public and paginated (``?page=``, ``?page_size=`` up to 100); work lists also
+by cursor (``?cursor=*``, then each answer's ``next_cursor``: pages.api.paging). Work lists take
 the same sorting and filters as the researcher page (catalogue.filters):
 ``?sort=newest|cited|title&year_from=&year_to=&type=&topic=<key>&has_code=true``;
 a value that does not validate, or a parameter the endpoint does not read, answers
 400 in the one error shape. Of a work's lists that grow long (a collaboration's
 byline, topics, grants) a work gives the first ``FIRST_ROWS`` and their count;
 ``/works/{id}/authorships/`` pages through the whole byline.
+
+Values follow one convention (``pages.api.fields``): null for what a record does
+not have, never ""; ``url`` is the absolute address of the record's page.
 """
 
 from __future__ import annotations
 
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.db import models
 from django_filters import rest_framework as filters
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
@@ -27,7 +30,6 @@ from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound
 
 from catalogue import citations, identifiers, selectors
-from catalogue.links import web_url
 from catalogue.models import (
     Author,
     AuthorMetrics,
@@ -38,36 +40,22 @@ from catalogue.models import (
     UnlinkedAuthorship,
     Work,
 )
-from config.api import ID_PATTERN, StrictQueryParams
+from config.api import ID_PATTERN, Pagination, StrictQueryParams
+from pages.api.fields import NullForUnknown, PageURLField, WebURLs
 from pages.api.filters import (
     AuthorListFilter,
     InstitutionFilter,
     TopicFilter,
     WorkListFilter,
 )
+from pages.api.http import VersionedRetrieve
+from pages.api.paging import CursorPagination
+from pages.api.source_counts import InstitutionEntrySerializer, SourceCountsSerializer
+from pages.conditional import author_records, work_records
 
 # Of a work's lists that grow long (a collaboration's byline, topics, grants) the API
 # gives the first rows and their count; /works/{id}/authorships/ pages the byline.
 FIRST_ROWS = 100
-
-
-class WebURLField(serializers.URLField):
-    """An address served only when it is http(s) with a host, else "" (see links.web_url).
-
-    Imports keep no other address, but rows written before they checked may.
-    """
-
-    def to_representation(self, value):
-        return web_url(value)
-
-
-class WebURLs(serializers.ModelSerializer):
-    """A model serializer whose URL fields go through ``WebURLField``."""
-
-    serializer_field_mapping = {
-        **serializers.ModelSerializer.serializer_field_mapping,
-        models.URLField: WebURLField,
-    }
 
 
 class InstitutionSerializer(WebURLs):
@@ -84,7 +72,7 @@ class InstitutionSerializer(WebURLs):
         ]
 
 
-class TopicSerializer(serializers.ModelSerializer):
+class TopicSerializer(NullForUnknown, serializers.ModelSerializer):
     parent = serializers.PrimaryKeyRelatedField(
         read_only=True, allow_null=True, help_text="The broader topic."
     )
@@ -97,7 +85,7 @@ class TopicSerializer(serializers.ModelSerializer):
         fields = ["id", "key", "name", "kind", "parent", "parent_name"]
 
 
-class CollaboratorEntrySerializer(serializers.Serializer):
+class CollaboratorEntrySerializer(NullForUnknown, serializers.Serializer):
     id = serializers.IntegerField()
     name = serializers.CharField()
     slug = serializers.CharField()
@@ -105,23 +93,14 @@ class CollaboratorEntrySerializer(serializers.Serializer):
     last_year = serializers.IntegerField(allow_null=True)
 
 
-class TopicEntrySerializer(serializers.Serializer):
+class TopicEntrySerializer(NullForUnknown, serializers.Serializer):
     id = serializers.IntegerField()
     name = serializers.CharField()
     key = serializers.CharField()
     works = serializers.IntegerField(help_text="How many of the author's works are in it.")
 
 
-class InstitutionEntrySerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    name = serializers.CharField()
-    ror = serializers.CharField(allow_blank=True)
-    # The first and last year the record places the researcher there; null when it gives none.
-    first = serializers.IntegerField(required=False, allow_null=True, default=None)
-    last = serializers.IntegerField(required=False, allow_null=True, default=None)
-
-
-class AuthorMetricsSerializer(serializers.ModelSerializer):
+class AuthorMetricsSerializer(NullForUnknown, serializers.ModelSerializer):
     """Aggregates computed from our records; null means unknown (never a stand-in 0)."""
 
     h_index = serializers.SerializerMethodField()
@@ -131,7 +110,7 @@ class AuthorMetricsSerializer(serializers.ModelSerializer):
     )
     collaborators_top = CollaboratorEntrySerializer(many=True, read_only=True)
     topics_top = TopicEntrySerializer(many=True, read_only=True)
-    institutions_list = InstitutionEntrySerializer(many=True, read_only=True)
+    institutions_list = InstitutionEntrySerializer(many=True, read_only=True)  # the whole history
 
     class Meta:
         model = AuthorMetrics
@@ -153,6 +132,8 @@ class AuthorMetricsSerializer(serializers.ModelSerializer):
             "topics_top",
             "institutions_list",
             "computed_at",
+            "works_dated_from",
+            "works_dated_to",
             "site_citations",
         ]
         extra_kwargs = {
@@ -168,11 +149,15 @@ class AuthorMetricsSerializer(serializers.ModelSerializer):
         return None if metrics.citations is None else metrics.i10_index
 
 
-class AuthorSerializer(serializers.ModelSerializer):
-    url = serializers.CharField(source="get_absolute_url", read_only=True)
+class AuthorSerializer(NullForUnknown, serializers.ModelSerializer):
+    url = PageURLField(source="get_absolute_url")
     last_known_institution = InstitutionSerializer(read_only=True, allow_null=True)
     works_count = serializers.IntegerField(
-        source="metrics.works_count", default=None, read_only=True, allow_null=True
+        source="metrics.works_count",
+        default=None,
+        read_only=True,
+        allow_null=True,
+        help_text="Works held here; the source's own count is in source_counts.",
     )
 
     class Meta:
@@ -190,10 +175,16 @@ class AuthorSerializer(serializers.ModelSerializer):
 
 class AuthorDetailSerializer(AuthorSerializer):
     metrics = serializers.SerializerMethodField()
+    source_counts = serializers.SerializerMethodField()
     works = serializers.SerializerMethodField()
 
     class Meta(AuthorSerializer.Meta):
-        fields = [*AuthorSerializer.Meta.fields, "alternative_names", "metrics", "works"]
+        fields = [*AuthorSerializer.Meta.fields, "alternative_names", "metrics", "source_counts"]
+        fields += ["works"]
+
+    @extend_schema_field(SourceCountsSerializer(allow_null=True))
+    def get_source_counts(self, author: Author) -> dict | None:
+        return SourceCountsSerializer(author).data if author.counts_source else None
 
     @extend_schema_field(AuthorMetricsSerializer(allow_null=True))
     def get_metrics(self, author: Author) -> dict | None:
@@ -208,7 +199,7 @@ class AuthorDetailSerializer(AuthorSerializer):
         return request.build_absolute_uri(path) if request else path
 
 
-class AuthorshipSerializer(serializers.ModelSerializer):
+class AuthorshipSerializer(NullForUnknown, serializers.ModelSerializer):
     author_id = serializers.IntegerField(read_only=True)
     display_name = serializers.CharField(source="author.display_name", read_only=True)
 
@@ -217,7 +208,7 @@ class AuthorshipSerializer(serializers.ModelSerializer):
         fields = ["position", "author_id", "display_name", "raw_name", "source", "confidence"]
 
 
-class UnlinkedAuthorSerializer(serializers.ModelSerializer):
+class UnlinkedAuthorSerializer(NullForUnknown, serializers.ModelSerializer):
     """A byline position no author record holds: the name as the source printed it."""
 
     class Meta:
@@ -226,7 +217,7 @@ class UnlinkedAuthorSerializer(serializers.ModelSerializer):
 
 
 class WorkSerializer(WebURLs):
-    url = serializers.CharField(source="get_absolute_url", read_only=True)
+    url = PageURLField(source="get_absolute_url")
     venue = serializers.CharField(
         source="venue.name", default=None, read_only=True, allow_null=True
     )
@@ -273,7 +264,7 @@ class WorkSerializer(WebURLs):
         ]
 
 
-class GrantEntrySerializer(serializers.Serializer):
+class GrantEntrySerializer(NullForUnknown, serializers.Serializer):
     funder = serializers.CharField(source="funder.name")
     award_id = serializers.CharField(allow_blank=True)
 
@@ -336,15 +327,15 @@ def _grants(work: Work):
     return work.grants.select_related("funder").order_by("funder__name", "award_id", "id")
 
 
-class CitedWorkSerializer(serializers.ModelSerializer):
-    url = serializers.CharField(source="get_absolute_url", read_only=True)
+class CitedWorkSerializer(NullForUnknown, serializers.ModelSerializer):
+    url = PageURLField(source="get_absolute_url")
 
     class Meta:
         model = Work
         fields = ["id", "title", "url", "publication_year", "doi", "arxiv_id", "openalex_id"]
 
 
-class ReferenceSerializer(serializers.ModelSerializer):
+class ReferenceSerializer(NullForUnknown, serializers.ModelSerializer):
     """One work a work cites: always its OpenAlex id, and our work when it is held here."""
 
     openalex_id = serializers.CharField(source="cited_openalex_id", read_only=True)
@@ -357,14 +348,16 @@ class ReferenceSerializer(serializers.ModelSerializer):
         model = Citation
         fields = ["openalex_id", "openalex_url", "work"]
 
-    @extend_schema_field(OpenApiTypes.URI)
-    def get_openalex_url(self, citation: Citation) -> str:
-        return identifiers.openalex_url(citation.cited_openalex_id)
+    @extend_schema_field(serializers.URLField(allow_null=True))
+    def get_openalex_url(self, citation: Citation) -> str | None:
+        """Null for a local id, which OpenAlex does not know."""
+        return identifiers.openalex_url(citation.cited_openalex_id) or None
 
 
-class AuthorViewSet(StrictQueryParams, viewsets.ReadOnlyModelViewSet):
+class AuthorViewSet(VersionedRetrieve, StrictQueryParams, viewsets.ReadOnlyModelViewSet):
     """Public author records; the detail carries the author's metrics."""
 
+    retrieve_records = author_records
     lookup_value_regex = ID_PATTERN
     queryset = Author.objects.visible().select_related("last_known_institution", "metrics")
     filter_backends = [filters.DjangoFilterBackend]
@@ -390,6 +383,7 @@ class AuthorWorksViewSet(StrictQueryParams, mixins.ListModelMixin, viewsets.Gene
     serializer_class = WorkSerializer
     filter_backends = [filters.DjangoFilterBackend]
     filterset_class = WorkListFilter
+    pagination_class = CursorPagination
     queryset = Work.objects.none()
 
     def get_queryset(self):
@@ -401,12 +395,16 @@ class AuthorWorksViewSet(StrictQueryParams, mixins.ListModelMixin, viewsets.Gene
         return selectors.author_works(author, names=FIRST_ROWS)
 
 
-class WorkViewSet(StrictQueryParams, viewsets.ReadOnlyModelViewSet):
+class WorkViewSet(VersionedRetrieve, StrictQueryParams, viewsets.ReadOnlyModelViewSet):
     """Works with their authors in order; the list sorts and filters like the researcher page."""
 
+    retrieve_records = work_records
     lookup_value_regex = ID_PATTERN
     filter_backends = [filters.DjangoFilterBackend]
     filterset_class = WorkListFilter
+    # The list pages by number or cursor; a work's own lists (references, citing
+    # works, byline) by number.
+    pagination_class = CursorPagination
 
     def get_queryset(self):
         return selectors.works_with_authors(Work.objects.visible(), names=FIRST_ROWS)
@@ -431,7 +429,12 @@ class WorkViewSet(StrictQueryParams, viewsets.ReadOnlyModelViewSet):
         responses=ReferenceSerializer(many=True),
         filters=False,
     )
-    @action(detail=True, filter_backends=[], serializer_class=ReferenceSerializer)
+    @action(
+        detail=True,
+        filter_backends=[],
+        pagination_class=Pagination,
+        serializer_class=ReferenceSerializer,
+    )
     def references(self, request, pk=None):
         return self._paged(citations.reference_rows(self._work()), ReferenceSerializer)
 
@@ -441,7 +444,13 @@ class WorkViewSet(StrictQueryParams, viewsets.ReadOnlyModelViewSet):
         responses=WorkSerializer(many=True),
         filters=False,
     )
-    @action(detail=True, url_path="cited-by", filter_backends=[], serializer_class=WorkSerializer)
+    @action(
+        detail=True,
+        url_path="cited-by",
+        filter_backends=[],
+        pagination_class=Pagination,
+        serializer_class=WorkSerializer,
+    )
     def cited_by(self, request, pk=None):
         citing = citations.citing_works(self._work())
         return self._paged(selectors.works_with_authors(citing, names=FIRST_ROWS), WorkSerializer)
@@ -452,7 +461,12 @@ class WorkViewSet(StrictQueryParams, viewsets.ReadOnlyModelViewSet):
         responses=AuthorshipSerializer(many=True),
         filters=False,
     )
-    @action(detail=True, filter_backends=[], serializer_class=AuthorshipSerializer)
+    @action(
+        detail=True,
+        filter_backends=[],
+        pagination_class=Pagination,
+        serializer_class=AuthorshipSerializer,
+    )
     def authorships(self, request, pk=None):
         byline = self._work().authorships.select_related("author").order_by("position", "id")
         return self._paged(byline, AuthorshipSerializer)

@@ -115,6 +115,7 @@ def test_institutions_current_first_then_most_recent():
 
     metrics = metrics_of(me)
 
+    where = {"record": False, "source": "openalex"}  # rows not marked as the author record's
     assert metrics.institutions_list == [
         {
             "id": current.pk,
@@ -122,6 +123,8 @@ def test_institutions_current_first_then_most_recent():
             "ror": "https://ror.org/00d0nc645",
             "first": 2020,
             "last": 2020,
+            "current": True,
+            **where,
         },
         {
             "id": old.pk,
@@ -129,9 +132,49 @@ def test_institutions_current_first_then_most_recent():
             "ror": "",
             "first": 2012,
             "last": 2015,
+            "current": False,
+            **where,
         },
-        {"id": older.pk, "name": "University of Waterloo", "ror": "", "first": 2008, "last": 2009},
+        {
+            "id": older.pk,
+            "name": "University of Waterloo",
+            "ror": "",
+            "first": 2008,
+            "last": 2009,
+            "current": False,
+            **where,
+        },
     ]
+
+
+def test_the_whole_history_is_kept_with_the_bylines_that_place_the_author():
+    me = AuthorFactory()
+    places = [InstitutionFactory(name=f"Place {n:02d}") for n in range(15)]
+    for n, place in enumerate(places):
+        AuthorInstitution.objects.create(
+            author=me, institution=place, years=[2000 + n], in_author_record=True
+        )
+    only_bylines = InstitutionFactory(name="Byline Only")
+    for year in (2021, 2023):
+        authorship = AuthorshipFactory(author=me, work=WorkFactory(publication_year=year))
+        authorship.institutions.set([only_bylines, places[0]])
+
+    history = metrics_of(me).institutions_list
+
+    assert len(history) == 16  # no cut
+    assert history[0] | {"id": 0} == {
+        "id": 0,
+        "name": "Byline Only",
+        "ror": "",
+        "record": False,
+        "source": None,
+        "current": False,
+        "byline_works": 2,
+        "byline_first": 2021,
+        "byline_last": 2023,
+    }
+    first = next(entry for entry in history if entry["name"] == "Place 00")
+    assert (first["record"], first["first"], first["byline_works"]) == (True, 2000, 2)
 
 
 def test_followers_counted_on_refresh_and_on_their_own():

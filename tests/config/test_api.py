@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from config.sites import absolute_url
 from tests.factories import AuthorshipFactory, WorkFactory
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -79,4 +80,4 @@ def test_works_are_listed_with_their_authors_in_order(client, django_assert_max_
     assert body["count"] == 6
     listed = next(item for item in body["results"] if item["doi"] == "10.1000/listed")
     assert [a["display_name"] for a in listed["authorships"]] == ["First Author", "Second Author"]
-    assert listed["url"] == work.get_absolute_url()
+    assert listed["url"] == absolute_url(work.get_absolute_url())

@@ -7,6 +7,7 @@ from django.core.management import call_command
 
 from catalogue.metrics import author_metrics_refresh
 from catalogue.models import Funder, Grant, Source, Topic, WorkTopic
+from config.sites import absolute_url
 from tests.factories import (
     AuthorFactory,
     AuthorshipFactory,
@@ -57,7 +58,7 @@ def titles(response):
 def test_author_detail_has_metrics_with_unknowns_as_null(client, researcher):
     body = client.get(f"/api/v1/authors/{researcher.pk}/").json()
     assert body["display_name"] == "Amar Phanishayee"
-    assert body["url"] == researcher.get_absolute_url()
+    assert body["url"] == absolute_url(researcher.get_absolute_url())
     assert body["works"].endswith(f"/api/v1/authors/{researcher.pk}/works/")
     metrics = body["metrics"]
     assert metrics["works_count"] == 4

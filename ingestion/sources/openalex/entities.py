@@ -38,9 +38,10 @@ from ingestion.sources.openalex.values import (
     short_id,
     topic_key,
 )
-from ingestion.sources.shapes import AUTHOR_SHAPE, check_shape
+from ingestion.sources.shapes import AUTHOR_SHAPE, YEAR_MAX, check_shape
 
 DELETED_AUTHOR = "deleted author"
+YEAR_MIN = 1000  # a yearly count before it is not a year the source counted in
 
 
 def venue_ref(data: dict, publisher: object) -> VenueRef | None:
@@ -236,7 +237,40 @@ def _author_record(payload: dict, author_id: str, name: str) -> AuthorRecord:
         cited_by_count=as_int(payload.get("cited_by_count")),
         topics=_author_topics(payload),
         updated_at=as_datetime(payload.get("updated_date")),
+        **_summary_stats(payload.get("summary_stats")),
+        counts_by_year=_author_counts_by_year(payload.get("counts_by_year")),
     )
+
+
+MEAN_CITEDNESS_MAX = 1e9  # past any real mean: a value above it is not a mean of citations
+
+
+def _summary_stats(value: object) -> dict:
+    """h-index, i10-index and 2-year mean citedness; a value that is not one is unknown."""
+    stats = as_dict(value)
+    mean = as_float(stats.get("2yr_mean_citedness"))
+    return {
+        "h_index": as_int(stats.get("h_index")),
+        "i10_index": as_int(stats.get("i10_index")),
+        "mean_citedness": mean if mean is not None and 0 <= mean <= MEAN_CITEDNESS_MAX else None,
+    }
+
+
+def _is_year(value: object) -> bool:
+    year = as_int(value)
+    return year is not None and YEAR_MIN <= year <= YEAR_MAX
+
+
+def _author_counts_by_year(items: object) -> list[dict]:
+    """Works and citations per year, oldest first; entries without a year or a count left out."""
+    by_year: dict[int, dict] = {}
+    for item in map(as_dict, as_list(items)):
+        year = as_int(item.get("year"))
+        works, citations = as_int(item.get("works_count")), as_int(item.get("cited_by_count"))
+        if not _is_year(year) or (works, citations) == (None, None):
+            continue
+        by_year.setdefault(year, {"year": year, "works": works, "citations": citations})
+    return [by_year[year] for year in sorted(by_year)]
 
 
 def _last_known(payload: dict) -> list[InstitutionRef]:
@@ -251,7 +285,7 @@ def _affiliations(items: object) -> list[AffiliationRef]:
     for item in map(as_dict, as_list(items)):
         institution = _institution_ref(as_dict(item.get("institution")))
         if institution:
-            years = sorted({y for y in as_list(item.get("years")) if as_int(y)}, reverse=True)
+            years = sorted({y for y in as_list(item.get("years")) if _is_year(y)}, reverse=True)
             refs.append(AffiliationRef(institution=institution, years=years))
     return refs
 

@@ -85,7 +85,7 @@ def source_error(status: int | None, body: str, what: str) -> SourceError:
     return SourceError(text, status=status, body=body)
 
 
-def _call(what: str, fetch: Callable[[], object]):
+def openalex_call(what: str, fetch: Callable[[], object]):
     """Run one pyalex request, turning every failure into a SourceError."""
     try:
         return fetch()
@@ -126,7 +126,7 @@ def search_authors(name: str, limit: int = 10) -> list[dict]:
         return []
     limit = max(1, min(limit, 200))
     configure()
-    results = _call(
+    results = openalex_call(
         f"authors named {query!r}", lambda: pyalex.Authors().search(query).get(per_page=limit)
     )
     return [author_candidate(dict(item)) for item in results][:limit]
@@ -243,7 +243,7 @@ def _fetch(steps: list, state: dict) -> Page:
 
 def _author_page(lookup: str, state: dict, steps: list) -> Page:
     what = f"author {lookup}"
-    author = dict(_call(what, lambda: pyalex.Authors()[lookup]))
+    author = dict(openalex_call(what, lambda: pyalex.Authors()[lookup]))
     author_id = short_id(author.get("id"), "A")
     if not author_id:
         raise SourceError(f"OpenAlex answered {what} without an author id", body=json.dumps(author))
@@ -252,7 +252,7 @@ def _author_page(lookup: str, state: dict, steps: list) -> Page:
 
 def _doi_page(doi: str, state: dict, steps: list) -> Page:
     try:
-        work = dict(_call(f"work {doi}", lambda: pyalex.Works()[f"https://doi.org/{doi}"]))
+        work = dict(openalex_call(f"work {doi}", lambda: pyalex.Works()[f"https://doi.org/{doi}"]))
     except SourceError as exc:
         if exc.status != 404:
             raise
@@ -263,7 +263,7 @@ def _doi_page(doi: str, state: dict, steps: list) -> Page:
 
 def _works_page(filters: dict, what: str, state: dict, steps: list) -> Page:
     position = state["cursor"]
-    results = _call(
+    results = openalex_call(
         what, lambda: pyalex.Works().filter(**filters).get(per_page=PER_PAGE, cursor=position)
     )
     if not isinstance(results, OpenAlexResponseList):
