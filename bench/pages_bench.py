@@ -17,7 +17,12 @@ a bare view (/bench/bare/, on with BENCH_BARE_VIEW), the researcher page of the
 author whose work count is closest to 500 and a work page, each anonymous and
 signed in, and searches (a word found in about a third of the works, also at a
 new address each time so that no kept page answers it, a name, two words,
-filters). Each figure is printed beside its target (issue 21).
+filters). Cold cycles ask a query not asked before on every request (issue 33):
+full names and misspelt surnames of different researchers, rare words (in at
+most 20 works) and common ones; their latency is printed beside the bare view's.
+The API work list is then measured in this process (page 1, a deep page, a
+filtered list, a cursor page) beside a bare view, with its queries per request.
+Each figure is printed beside its target (issues 21 and 33).
 
     .venv/bin/python bench/pages_bench.py                    # build if needed, then measure
     .venv/bin/python bench/pages_bench.py --works 1000000 --no-similarities
@@ -161,6 +166,8 @@ class Page:
     # A new address for every request (an extra parameter the page ignores), so no
     # kept copy of the whole page answers it: latency only, wrk repeats one address.
     fresh: bool = False
+    # Queries asked one after another, each new (cold cycles): latency only.
+    cycle: list[str] = field(default_factory=list)
     result: dict = field(default_factory=dict)
 
 
@@ -211,7 +218,12 @@ def fetch(base: str, path: str, cookie: str = "") -> tuple[int, int]:
 def latency(base: str, page: Page, cookie: str, runs: int) -> dict:
     """Median and p90 wall time of ``runs`` requests one after another, in ms."""
     stamp = time.time_ns()
-    paths = (f"{page.path}&fresh={stamp}-{i}" if page.fresh else page.path for i in range(runs + 3))
+    if page.cycle:  # every request a query not asked before
+        paths = iter(page.cycle[: runs + 3])
+    else:
+        paths = (
+            f"{page.path}&fresh={stamp}-{i}" if page.fresh else page.path for i in range(runs + 3)
+        )
     for _ in range(3):
         status, _ = fetch(base, next(paths), cookie)
     times = []
@@ -305,7 +317,139 @@ def pages(args) -> list[Page]:
             "search: filtered by year and type",
             f"/search/?q={word}&year_from=2015&type=article",
         ),
+        *cold_searches(args.runs + 3),
     ]
+
+
+def _misspelt(word: str) -> str:
+    """``word`` with two of its middle letters swapped, as a hurried typist writes it."""
+    if len(word) < 5:
+        return word + word[-1]
+    middle = len(word) // 2
+    return word[: middle - 1] + word[middle] + word[middle - 1] + word[middle + 1 :]
+
+
+def _search_path(query: str) -> str:
+    from urllib.parse import urlencode
+
+    return "/search/?" + urlencode({"q": query})
+
+
+def cold_searches(count: int) -> list[Page]:
+    """Search cycles where every request asks a query not asked before (issue 33):
+    full names and misspelt surnames of different researchers, rare words (in a
+    handful of works) and common ones (in 3-40% of them)."""
+    from django.contrib.postgres.search import SearchQuery
+
+    from catalogue.models import Author, WorkSearch
+
+    authors = list(
+        Author.objects.visible()
+        .filter(metrics__works_count__gte=1)
+        .order_by("id")
+        .values_list("display_name", flat=True)
+    )
+    spread = authors[:: max(len(authors) // count, 1)][:count]
+    surnames = [name.split()[-1] for name in spread if name.split()]
+    total = WorkSearch.objects.count() or 1
+    rare, common = [], []
+    for word in sorted(_title_words(), key=lambda w: (hash(w) % 997, w)):
+        if len(rare) >= count and len(common) >= count:
+            break
+        text = SearchQuery(word, config="english", search_type="websearch")
+        found = WorkSearch.objects.filter(search_vector=text)[: total // 2 + 1].count()
+        if 1 <= found <= 20 and len(rare) < count:
+            rare.append(word)
+        elif 0.03 <= found / total <= 0.4 and len(common) < count:
+            common.append(word)
+    pairs = [f"{a} {b}" for a, b in zip(common, common[1:] + common[:1], strict=False)]
+    return [
+        Page(
+            "cold-name",
+            "search: a full name, new each time",
+            "",
+            p50_ms=50,
+            cycle=[_search_path(n) for n in spread],
+        ),
+        Page(
+            "cold-name-typo",
+            "search: a misspelt surname, new each time",
+            "",
+            p50_ms=50,
+            cycle=[_search_path(_misspelt(n)) for n in surnames],
+        ),
+        Page(
+            "cold-rare",
+            f"search: a rare word, new each time ({len(rare)})",
+            "",
+            p50_ms=50,
+            cycle=[_search_path(w) for w in rare],
+        ),
+        Page(
+            "cold-common",
+            f"search: common words, new each time ({len(common + pairs)})",
+            "",
+            p50_ms=50,
+            cycle=[_search_path(q) for q in (common + pairs)],
+        ),
+    ]
+
+
+def _title_words(sample_size: int = 4000) -> set[str]:
+    """Words of the titles of a fixed sample of works (the same on every run)."""
+    from catalogue.models import Work
+
+    step = max(Work.objects.count() // sample_size, 1)
+    ids = Work.objects.order_by("id").values_list("id", flat=True)[::step][:sample_size]
+    words: set[str] = set()
+    for title in Work.objects.filter(id__in=ids).values_list("title", flat=True):
+        words.update(re.findall(r"[a-z]{5,}", title.lower()))
+    return words
+
+
+def api_in_process(runs: int) -> list[dict]:
+    """The API work list served in this process (no HTTP), beside a bare view: p50 and
+    queries per request, page-number and cursor pagination, unfiltered and filtered."""
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+
+    from config.throttles import AnonThrottle, UserThrottle
+
+    # The figure is the list's own cost: the per-client limit (120 a minute) stays out.
+    AnonThrottle.allow_request = UserThrottle.allow_request = lambda *args: True
+    client = Client()
+    first = client.get("/api/v1/works/?cursor=*")
+    after = first.json().get("next_cursor") if first.status_code == 200 else None
+    cases = [
+        ("api-bare", "bare view (in process)", "/bench/bare/", None),
+        ("api-list", "API work list, page 1", "/api/v1/works/", 20),
+        ("api-list-deep", "  page 50", "/api/v1/works/?page=50", 20),
+        ("api-list-cited", "  most cited, 2020 on", "/api/v1/works/?sort=cited&year_from=2020", 20),
+    ]
+    if after:
+        cases += [("api-cursor", "  by cursor, 2nd page", f"/api/v1/works/?cursor={after}", 20)]
+    figures = []
+    for key, label, path, target in cases:
+        times = []
+        for _ in range(runs + 3):
+            with CaptureQueriesContext(connection) as queries:
+                started = time.perf_counter()
+                response = client.get(path)
+                times.append((time.perf_counter() - started) * 1000)
+        times = sorted(times[3:])
+        figures.append(
+            {
+                "key": key,
+                "label": label,
+                "p50": statistics.median(times),
+                "p90": times[int(len(times) * 0.9) - 1],
+                "status": response.status_code,
+                "queries": len(queries),
+                "target": target,
+            }
+        )
+    return figures
 
 
 def member_cookie() -> str:
@@ -320,7 +464,7 @@ def member_cookie() -> str:
     return f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}"
 
 
-def verdict(page: Page, bare_rps: float, before: dict) -> str:
+def verdict(page: Page, bare_rps: float, before: dict, bare_p50: float = 0.0) -> str:
     result, notes = page.result, []
     ratio = result["rps"] / bare_rps
     if page.ratio is not None:
@@ -328,6 +472,8 @@ def verdict(page: Page, bare_rps: float, before: dict) -> str:
     if page.p50_ms is not None:
         ok = result["p50"] <= page.p50_ms
         notes.append(f"p50 ≤ {page.p50_ms} ms: {'ok' if ok else 'MISSED'}")
+    if page.cycle:
+        notes.append(f"{len(page.cycle)} queries, bare p50 {bare_p50:.1f} ms")
     if page.key in before:
         old = before[page.key]
         share = f", {old['rps'] / old['bare']:.3f}× bare" if "bare" in old else ""
@@ -350,7 +496,7 @@ def measure(args, env: dict) -> None:
         for page in todo:
             page_cookie = cookie if page.signed_in else ""
             page.result = latency(base, page, page_cookie, args.runs)
-            if page.fresh:
+            if page.fresh or page.cycle:
                 page.result |= {"rps": float("nan"), "bare": float("nan"), "errors": 0}
                 continue
             page.result["bare"] = throughput(base, bare, "", args.seconds, args.connections)["rps"]
@@ -358,10 +504,11 @@ def measure(args, env: dict) -> None:
     finally:
         server.terminate()
         server.wait()
-    report(args, Work.objects.count(), bare, todo)
+    api = api_in_process(args.runs)
+    report(args, Work.objects.count(), bare, todo, api)
 
 
-def report(args, works: int, bare: Page, todo: list[Page]) -> None:
+def report(args, works: int, bare: Page, todo: list[Page], api: list[dict]) -> None:
     before = json.loads(Path(args.before).read_text()) if args.before else {}
     print(
         f"\n{works:,} works in {args.database}; gunicorn, {args.workers} workers; wrk "
@@ -375,10 +522,26 @@ def report(args, works: int, bare: Page, todo: list[Page]) -> None:
         print(
             f"{page.label[:38]:<38} {r['rps']:>6.0f} {r['bare']:>6.0f} "
             f"{r['rps'] / r['bare']:>6.3f} {r['p50']:>7.1f} {r['p90']:>7.1f}  "
-            f"{verdict(page, r['bare'], before)}"
+            f"{verdict(page, r['bare'], before, bare.result['p50'])}"
+        )
+    print(f"\nin process (Django test client), {args.runs} requests each after 3 unmeasured:")
+    print(f"{'request':<38} {'p50 ms':>7} {'p90 ms':>7} {'queries':>7}  target")
+    for row in api:
+        notes = []
+        if row["target"] is not None:
+            ok = row["p50"] <= row["target"]
+            notes.append(f"p50 ≤ {row['target']} ms: {'ok' if ok else 'MISSED'}")
+        if row["key"] in before:
+            notes.append(f"before: p50 {before[row['key']]['p50']:.1f} ms")
+        if row["status"] != 200:
+            notes.append(f"HTTP {row['status']}")
+        print(
+            f"{row['label'][:38]:<38} {row['p50']:>7.1f} {row['p90']:>7.1f} "
+            f"{row['queries']:>7}  {'; '.join(notes)}"
         )
     if args.save:
         figures = {p.key: {k: p.result[k] for k in ("rps", "bare", "p50")} for p in todo}
+        figures |= {row["key"]: {"p50": row["p50"], "queries": row["queries"]} for row in api}
         Path(args.save).write_text(json.dumps(figures, indent=1))
     load = os.getloadavg()
     print(f"\nload: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")

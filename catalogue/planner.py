@@ -8,9 +8,11 @@ empty or older self, and queries planned on them read whole tables.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 
-from django.db import DatabaseError, connection
+from django.db import DatabaseError, connection, transaction
+from django.db.backends.utils import CursorWrapper
 from django.db.models import Model
 
 logger = logging.getLogger("publications")
@@ -34,3 +36,21 @@ def analyse(columns: Mapping[type[Model], Iterable[str]]) -> bool:
         logger.warning("Could not analyse %s", [m._meta.db_table for m in columns], exc_info=True)
         return False
     return True
+
+
+@contextmanager
+def query_settings(settings: Mapping[str, object]) -> Iterator[CursorWrapper]:
+    """A transaction (or savepoint) whose queries run under ``settings`` (PostgreSQL).
+
+    ``query_settings({"statement_timeout": 300, "enable_seqscan": "off"})`` sets each
+    for the transaction only. That lasts until the outermost transaction ends, not
+    the savepoint, so the settings are put back before the block is left: a caller
+    already inside a transaction (a request, a test) keeps its own. A block left by
+    an error rolls back to its savepoint, which puts them back too.
+    """
+    with transaction.atomic(), connection.cursor() as cursor:
+        pairs = [part for name, value in settings.items() for part in (name, str(value))]
+        cursor.execute("SELECT " + ", ".join("set_config(%s, %s, true)" for _ in settings), pairs)
+        yield cursor
+        # The names are the caller's constants, never input.
+        cursor.execute("; ".join(f"SET LOCAL {name} TO DEFAULT" for name in settings))

@@ -2,8 +2,12 @@
 
 On PostgreSQL, works are matched with full-text search (English stemming over
 title and abstract, ranked with title hits weighing more). When full-text search
-finds no work, a trigram match on the normalised title is tried. Other databases
-(the embedded SQLite default) match every word of the query as a substring.
+finds no work, the trigram index of the normalised titles is asked for titles
+close to the query (a misspelt word): at most TITLE_CANDIDATES of them, within
+TITLE_TIMEOUT_MS, so the fallback never compares the query with every title.
+A query that names a researcher asks for no such fallback (the page lists the
+researcher instead). Other databases (the embedded SQLite default) match every
+word of the query as a substring.
 
 Ties are broken by the record's weight (citations), then by id, so the order is
 stable across pages.
@@ -34,17 +38,21 @@ from django.contrib.postgres.search import (
     TrigramWordSimilarity,
 )
 from django.core.exceptions import ValidationError
-from django.db import connection
+from django.db import DatabaseError, connection
 from django.db.models import Count, F, Q, QuerySet, Value
 from django.db.models.functions import Coalesce
 
 from catalogue.filters import OPEN_ACCESS_CHOICES, open_access_q
 from catalogue.identifiers import normalize_title
 from catalogue.models import Topic, Work, WorkSearch, WorkTopic
+from catalogue.planner import query_settings
 
 MAX_QUERY_LENGTH = 200
 MAX_WORDS = 12
 TITLE_SIMILARITY = 0.5
+# Titles close to a query that full-text search cannot answer: read at most, and for how long.
+TITLE_CANDIDATES = 200
+TITLE_TIMEOUT_MS = 300
 FACET_LIMIT = 12
 # Topic counts of a larger full-text result come from its best this-many works:
 # counting the topics of every one of tens of thousands of matches would cost
@@ -356,8 +364,14 @@ def _narrow_rows(filters: WorkFilters) -> QuerySet:
     return filters.apply(WorkSearch.objects.filter(visible=True), id_field="work_id")
 
 
-def search_works(query: str, filters: WorkFilters | None = None) -> WorkMatches | RankedMatches:
-    """Visible works matching ``query`` and ``filters``, best first."""
+def search_works(
+    query: str, filters: WorkFilters | None = None, *, similar_titles: bool = True
+) -> WorkMatches | RankedMatches:
+    """Visible works matching ``query`` and ``filters``, best first.
+
+    ``similar_titles``: when full-text search finds nothing, look for titles close
+    to the query (PostgreSQL; see the module's docstring).
+    """
     filters = filters or WorkFilters()
     if not query_words(query):
         return WorkMatches(Work.objects.none(), ["-id"])
@@ -365,22 +379,39 @@ def search_works(query: str, filters: WorkFilters | None = None) -> WorkMatches 
         text = SearchQuery(query, config="english", search_type="websearch")
         found = _narrow_rows(filters).filter(search_vector=text)
         matches = _ranked(found.annotate(rank=SearchRank(F("search_vector"), text)))
-        if matches.count():
+        if matches.count() or not similar_titles:
             return matches
-        folded = normalize_title(query)
-        similar = (
-            filters.apply(Work.objects.visible())
-            .annotate(rank=TrigramWordSimilarity(folded, "normalized_title"))
-            .filter(rank__gte=TITLE_SIMILARITY)
-        )
-        order = ["-rank", F("cited_by_count").desc(nulls_last=True), "-id"]
-        return WorkMatches(similar, order)
+        return _similar_titles(normalize_title(query), filters)
     match = reduce(
         and_,
         (Q(title__icontains=word) | Q(abstract__icontains=word) for word in query_words(query)),
     )
     works = filters.apply(Work.objects.visible()).filter(match).annotate(rank=Value(0.0))
     return WorkMatches(works, [Coalesce("cited_by_count", Value(-1)).desc(), "-id"])
+
+
+def _similar_titles(folded: str, filters: WorkFilters) -> WorkMatches:
+    """Works whose title is close to ``folded``, found through the trigram index:
+    at most TITLE_CANDIDATES, read within TITLE_TIMEOUT_MS (past it, none)."""
+    if not folded:
+        return WorkMatches(Work.objects.none(), ["-id"])
+    try:
+        with query_settings(
+            {
+                "pg_trgm.word_similarity_threshold": f"{TITLE_SIMILARITY:.2f}",
+                "statement_timeout": TITLE_TIMEOUT_MS,
+                "enable_seqscan": "off",
+            }
+        ):
+            near = filters.apply(Work.objects.visible())
+            near = near.filter(normalized_title__trigram_word_similar=folded).order_by()
+            ids = list(near.values_list("pk", flat=True)[:TITLE_CANDIDATES])
+    except DatabaseError:  # the time ran out: no close title rather than a slow page
+        ids = []
+    similar = Work.objects.filter(pk__in=ids).annotate(
+        rank=TrigramWordSimilarity(folded, "normalized_title")
+    )
+    return WorkMatches(similar, ["-rank", F("cited_by_count").desc(nulls_last=True), "-id"])
 
 
 class YearRangeForm(forms.Form):
