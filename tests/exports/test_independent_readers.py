@@ -153,44 +153,54 @@ def _log_problems(log: str) -> list[str]:
     ]
 
 
+_PREAMBLE = "\\documentclass{article}\n\\usepackage[T1]{fontenc}\n\\usepackage[utf8]{inputenc}\n"
+LATEX = ("pdflatex", "-interaction=nonstopmode", "-halt-on-error", "main.tex")
+
+
+def _document(client, folder, packages: str, bibliography: str) -> None:
+    """Every work's entry in refs.bib, and main.tex citing them all."""
+    _tex_tools()
+    (folder / "refs.bib").write_text("\n".join(_work_bibtex(client).values()), "utf-8")
+    (folder / "main.tex").write_text(
+        f"{_PREAMBLE}{packages}\\begin{{document}}\n\\nocite{{*}}\n{bibliography}\\end{{document}}\n",
+        "utf-8",
+    )
+
+
+def _said(text: str, *marks: str) -> list[str]:
+    return [line for line in text.splitlines() if any(mark in line for mark in marks)]
+
+
 def test_the_bibliography_compiles_with_pdflatex_and_bibtex_without_a_warning(
     client, records, tmp_path
 ):
-    _tex_tools()
-    (tmp_path / "refs.bib").write_text("\n".join(_work_bibtex(client).values()), "utf-8")
-    (tmp_path / "main.tex").write_text(
-        "\\documentclass{article}\n\\usepackage[T1]{fontenc}\n\\usepackage[utf8]{inputenc}\n"
-        "\\usepackage{url}\n\\begin{document}\n\\nocite{*}\n\\bibliographystyle{plain}\n"
-        "\\bibliography{refs}\n\\end{document}\n",
-        "utf-8",
+    _document(
+        client,
+        tmp_path,
+        "\\usepackage{url}\n",
+        "\\bibliographystyle{plain}\n\\bibliography{refs}\n",
     )
-    latex = ("pdflatex", "-interaction=nonstopmode", "-halt-on-error", "main.tex")
-    _run(tmp_path, *latex)
+    _run(tmp_path, *LATEX)
     _run(tmp_path, "bibtex", "main")
-    _run(tmp_path, *latex)
-    _run(tmp_path, *latex)
-    blg = (tmp_path / "main.blg").read_text("utf-8", "replace")
-    problems = [line for line in blg.splitlines() if "Warning--" in line or "error" in line]
+    _run(tmp_path, *LATEX)
+    _run(tmp_path, *LATEX)
+    problems = _said((tmp_path / "main.blg").read_text("utf-8", "replace"), "Warning--", "error")
     problems += _log_problems((tmp_path / "main.log").read_text("utf-8", "replace"))
     assert not problems, "\n".join(problems)
 
 
 def test_biber_validates_the_bibliography_against_biblatex_s_data_model(client, records, tmp_path):
-    _tex_tools()
-    (tmp_path / "refs.bib").write_text("\n".join(_work_bibtex(client).values()), "utf-8")
-    (tmp_path / "main.tex").write_text(
-        "\\documentclass{article}\n\\usepackage[T1]{fontenc}\n\\usepackage[utf8]{inputenc}\n"
-        "\\usepackage[backend=biber]{biblatex}\n\\addbibresource{refs.bib}\n"
-        "\\begin{document}\n\\nocite{*}\n\\printbibliography\n\\end{document}\n",
-        "utf-8",
+    _document(
+        client,
+        tmp_path,
+        "\\usepackage[backend=biber]{biblatex}\n\\addbibresource{refs.bib}\n",
+        "\\printbibliography\n",
     )
-    latex = ("pdflatex", "-interaction=nonstopmode", "-halt-on-error", "main.tex")
-    _run(tmp_path, *latex)
-    said = _run(tmp_path, "biber", "--validate-datamodel", "main")
-    problems = [line for line in said.splitlines() if "WARN" in line or "ERROR" in line]
+    _run(tmp_path, *LATEX)
+    problems = _said(_run(tmp_path, "biber", "--validate-datamodel", "main"), "WARN", "ERROR")
     assert not problems, "\n".join(problems)
-    _run(tmp_path, *latex)
-    _run(tmp_path, *latex)
+    _run(tmp_path, *LATEX)
+    _run(tmp_path, *LATEX)
     problems = _log_problems((tmp_path / "main.log").read_text("utf-8", "replace"))
     assert not problems, "\n".join(problems)
 
