@@ -19,6 +19,7 @@ class Scores:
     people: int
     records: int
     excused: int = 0  # merged pairs left out of precision: one person under two ids
+    mixed_excused: int = 0  # records "holding two people" that hold one person under two ids
 
 
 def _f1(p: float, r: float) -> float:
@@ -69,7 +70,14 @@ def score(predicted: dict[str, int], truth: dict[str, str], excused=frozenset())
         people=len(people),
         records=len(records),
         excused=excused_pairs,
+        mixed_excused=sum(1 for persons in holds.values() if _one_person(persons, excused)),
     )
+
+
+def _one_person(persons: set, excused) -> bool:
+    ordered = sorted(persons)
+    pairs = [(a, b) for i, a in enumerate(ordered) for b in ordered[i + 1 :]]
+    return bool(pairs) and all(pair in excused for pair in pairs)
 
 
 def _excused_pairs(cells: Counter, holds: dict, excused) -> int:

@@ -33,7 +33,7 @@ from identity.names import INCOMPATIBLE, first_form, parse_name
 
 ALL_PAIRS_UP_TO = 50  # blocks up to this size weigh every pair of groups
 ALL_PAIRS_FEW_NAMES = 400  # and up to this size when they know one or two first names
-MOST_HOLDERS = 2000  # a key held by more groups than this finds no neighbours
+MOST_HOLDERS = 200  # a key held by more groups than this finds no neighbours
 
 
 @dataclass(frozen=True)

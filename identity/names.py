@@ -100,7 +100,7 @@ def _clean(raw: str) -> str:
 
 
 def _is_initials(token: str, all_caps: bool) -> bool:
-    """ "J." "J.W." "JW" read as initials; "Jo" or "JO" (all-caps name, a vowel) do not."""
+    """Whether a token is initials: "J." "J.W." "JW" are; "Jo" is not, nor "JO" in capitals."""
     letters = token.replace(".", "").replace("-", "")
     if not letters:
         return False
@@ -163,7 +163,7 @@ def _is_particle(token: str) -> bool:
     return "." not in token and len(token) > 1 and token.lower() in PARTICLES
 
 
-def _surname_forms(tokens: list[str]) -> tuple[str, frozenset[str], frozenset[str]]:
+def _surname_forms(tokens: list[str]) -> tuple[str, frozenset[str], tuple[str, ...]]:
     words = [w for t in tokens for w in t.split("-") if w]
     core_words = list(words)
     while len(core_words) > 1 and fold(core_words[0]).strip(".") in PARTICLES:
