@@ -130,21 +130,26 @@ def _key_word(text: str) -> str:
     return re.sub(r"[^a-z0-9]", "", folded)
 
 
-def bibtex_kind(work: Work) -> str:
-    """The entry type: a preprint is ``@misc`` (with eprint fields), as arXiv exports it.
+def bibtex_entry(work: Work, *, abstract: bool = True) -> tuple[str, list[tuple[str, str]]]:
+    """The entry type and its fields; a preprint is ``@misc`` (with eprint fields), as
+    arXiv exports it.
 
     A type whose required fields the record cannot fill (an article without a journal,
     a thesis without a school, an authorless book) gives way to the next that can take
-    the record, and in the end to ``@misc``: BibTeX styles warn and biblatex refuses
-    such an entry, while ``@misc`` says only what is known.
+    the record, and in the end to ``@misc`` with a ``type`` saying what it is: BibTeX
+    styles warn and biblatex refuses such an entry, while ``@misc`` says only what is
+    known. Each type's fields are built once.
     """
-    kind = entry_types.form(work).bibtex
+    nearest = kind = entry_types.form(work).bibtex
     while kind in _BIBTEX_REQUIRED:
-        have = {name for name, _ in _bibtex_fields(work, kind)}
-        if _BIBTEX_REQUIRED[kind] <= have:
-            return kind
+        fields = _bibtex_fields(work, kind, abstract=abstract)
+        if _BIBTEX_REQUIRED[kind] <= {name for name, _ in fields}:
+            return kind, fields
         kind = _BIBTEX_INSTEAD.get(kind, "misc")
-    return kind
+    fields = _bibtex_fields(work, kind, abstract=abstract)
+    if kind != nearest:
+        fields.append(("type", tex_escape(work.get_type_display())))
+    return kind, fields
 
 
 # The fields each entry type cannot do without, in BibTeX's standard styles or in
@@ -243,11 +248,8 @@ MONTH_MACROS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "
 
 def to_bibtex(work: Work, key: str | None = None, *, abstract: bool = True) -> str:
     """One BibTeX entry for ``work``; every value braced and escaped, months as macros."""
-    kind = bibtex_kind(work)
+    kind, fields = bibtex_entry(work, abstract=abstract)
     lines = [f"@{kind}{{{key or citation_key(work)},"]
-    fields = _bibtex_fields(work, kind, abstract=abstract)
-    if kind == "misc" != entry_types.form(work).bibtex:  # for want of a required field
-        fields.append(("type", tex_escape(work.get_type_display())))
     for index, (name, value) in enumerate(fields):
         comma = "," if index < len(fields) - 1 else ""
         written = value if name == "month" else f"{{{value}}}"
