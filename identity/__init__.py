@@ -7,6 +7,15 @@ constraints and ``resolve`` is the entry point.
 """
 
 from identity.clusters import Candidate, Resolution, Thresholds, resolve
-from identity.evidence import Byline
+from identity.evidence import Byline, Evidence
+from identity.explain import Explainer
 
-__all__ = ["Byline", "Candidate", "Resolution", "Thresholds", "resolve"]
+__all__ = [
+    "Byline",
+    "Candidate",
+    "Evidence",
+    "Explainer",
+    "Resolution",
+    "Thresholds",
+    "resolve",
+]

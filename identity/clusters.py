@@ -2,7 +2,8 @@
 
 Order of work in a block:
 
-1. must-links: one ORCID, then one source author id, make one group, unless a
+1. must-links: bylines given as one group (a provisional record held here),
+   then one ORCID, then one source author id, make one group, unless a
    cannot-link forbids it;
 2. agglomeration over the pairwise scores of bylines (average linkage by
    default, complete on request), merging only above the precision-first
@@ -96,12 +97,19 @@ def automatic(a: Group, b: Group) -> bool:
 class Block:
     """The bylines of one name block and the groups they form."""
 
-    def __init__(self, profiles: list[Profile], cannot: dict[str, set[str]], freq: Frequencies):
+    def __init__(
+        self,
+        profiles: list[Profile],
+        cannot: dict[str, set[str]],
+        freq: Frequencies,
+        together: dict[str, str] | None = None,
+    ):
         self.freq = freq
+        self.together = together or {}
         self.groups: dict[int, Group] = {}
         for index, profile in enumerate(profiles):
             self.groups[index] = Group(_copy(profile), set(cannot.get(profile.ids[0], ())))
-        self.crowd = _crowd(profiles)
+        self.crowd = crowd_of(profiles)
         self.merged_into: dict[int, int] = {}
 
     def find(self, index: int) -> int:
@@ -124,18 +132,24 @@ class Block:
         return weigh(self.groups[a].profile, self.groups[b].profile, self.freq, self.crowd, explain)
 
     def must_link(self) -> None:
-        """One ORCID, then one source author id: one group, unless forbidden."""
-        for attribute in ("orcids", "source_ids"):
+        """Given groups, one ORCID, then one source author id: one group, unless forbidden."""
+        for attribute in ("together", "orcids", "source_ids"):
             owners: dict[str, int] = {}
             for start in sorted(self.groups):
-                for key in sorted(getattr(self.groups[self.find(start)].profile, attribute)):
+                for key in sorted(self._keys(start, attribute)):
                     index = self.find(start)
                     other = self.find(owners.setdefault(key, index))
                     if other != index and not forbidden(self.groups[other], self.groups[index]):
                         owners[key] = self.merge(other, index)
 
+    def _keys(self, start: int, attribute: str):
+        profile = self.groups[self.find(start)].profile
+        if attribute == "together":
+            return {self.together[i] for i in profile.ids if i in self.together}
+        return getattr(profile, attribute)
 
-def _crowd(profiles: list[Profile]) -> int:
+
+def crowd_of(profiles: list[Profile]) -> int:
     """How many different full first names the block holds: initials are that ambiguous."""
     firsts = {
         name.first.full
@@ -339,9 +353,10 @@ def resolve_block(
     cannot: dict[str, set[str]],
     freq: Frequencies,
     thresholds: Thresholds = Thresholds(),
+    together: dict[str, str] | None = None,
 ) -> tuple[list[list[str]], list[Candidate]]:
     """Groups and candidates of one block (indices of the candidates are the block's)."""
-    block = Block(profiles, cannot, freq)
+    block = Block(profiles, cannot, freq, together)
     block.must_link()
     known = agglomerate(block, thresholds)
     neighbours = pool(block, thresholds, known) if thresholds.pooled else None
@@ -397,8 +412,11 @@ def resolve(
     thresholds: Thresholds = Thresholds(),
     jobs: int = 1,
     rounds: int = 2,
+    together=(),
 ) -> Resolution:
-    """Group bylines into people; ``cannot_link`` lists pairs of byline ids kept apart.
+    """Group bylines into people; ``cannot_link`` lists pairs of byline ids kept apart,
+    ``together`` lists groups of byline ids that start as one person (a group may still
+    join others, unlike bylines sharing a source author id).
 
     After a first round, each byline learns which record its co-authors went
     to, and the next round counts a co-author shared by record, not by name:
@@ -406,14 +424,15 @@ def resolve(
     Blocks are shared out over ``jobs`` processes.
     """
     original = list(bylines)
+    joined = {i: f"g{n}" for n, ids in enumerate(together) for i in ids}
     cannot: dict[str, set[str]] = defaultdict(set)
     for left, right in cannot_link:
         cannot[left].add(right)
         cannot[right].add(left)
-    resolution = _resolve_round(original, cannot, thresholds, jobs)
+    resolution = _resolve_round(original, cannot, thresholds, jobs, joined)
     for _ in range(rounds - 1):
         linked = with_coauthor_ids(original, resolution.cluster_of())
-        resolution = _resolve_round(linked, cannot, thresholds, jobs)
+        resolution = _resolve_round(linked, cannot, thresholds, jobs, joined)
     return resolution
 
 
@@ -421,11 +440,12 @@ _STATE: dict = {}
 
 
 def _resolve_chunk(chunk: list[list[int]]):
-    profiles, cannot, freq, thresholds = (
-        _STATE[k] for k in ("profiles", "cannot", "freq", "thresholds")
+    profiles, cannot, freq, thresholds, together = (
+        _STATE[k] for k in ("profiles", "cannot", "freq", "thresholds", "together")
     )
     return [
-        resolve_block([profiles[p] for p in block], cannot, freq, thresholds) for block in chunk
+        resolve_block([profiles[p] for p in block], cannot, freq, thresholds, together)
+        for block in chunk
     ]
 
 
@@ -438,13 +458,15 @@ def _chunks(blocks: list[list[int]], jobs: int) -> list[list[list[int]]]:
     return [c for c in chunks if c]
 
 
-def _resolve_round(bylines, cannot, thresholds: Thresholds, jobs: int) -> Resolution:
+def _resolve_round(bylines, cannot, thresholds: Thresholds, jobs: int, together) -> Resolution:
     profiles = [profile_of(b) for b in bylines]
     freq = Frequencies()
     for profile in profiles:
         freq.add(profile)
     blocks = blocks_of(bylines, profiles)
-    _STATE.update(profiles=profiles, cannot=cannot, freq=freq, thresholds=thresholds)
+    _STATE.update(
+        profiles=profiles, cannot=cannot, freq=freq, thresholds=thresholds, together=together
+    )
     try:
         if jobs <= 1:
             results = [_resolve_chunk([block]) for block in blocks]

@@ -20,7 +20,8 @@ from identity.tables import GENERIC_WORDS, STOP_WORDS
 _WORD = re.compile(r"[a-z][a-z0-9]+")
 AFFILIATION_CAP = 2.5  # most that a shared institution adds
 FEW_BYLINES = 20  # a key held by no more bylines than this is never a frequent one
-CROWDED_SURNAME = 5  # distinct first names on one surname that make it a frequent one
+CROWDED_SURNAME = 5
+SMALL_SAMPLE = 200  # works (or bylines) below which shares of keys are not read as frequencies  # distinct first names on one surname that make it a frequent one
 
 
 def normalise_orcid(value: str) -> str:
@@ -105,7 +106,10 @@ class Frequencies:
     def rare(self, counter: Counter, key: str, share: float, floor: int = 3) -> bool:
         """Whether a key is held by few: bylines for affiliations, works for the rest."""
         total = self.total if counter is self.affiliation_words else self.works
-        return counter.get(key, 0) <= max(floor, share * total)
+        # A few hundred works say nothing of how frequent a key is in a field (an
+        # author's own feed holds their subject on every work): until the set is
+        # that large, a key counts as frequent only past a share of that size.
+        return counter.get(key, 0) <= max(floor, share * max(total, SMALL_SAMPLE))
 
     def byline_weight(self, counter: Counter, key: str, floor: float) -> float:
         """Log-odds of a key shared by two bylines, from the share of bylines holding it."""

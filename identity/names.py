@@ -44,7 +44,11 @@ DASHES = "‐‑‒–—―−"
 VOWELS = frozenset("aeiouy")
 GERMAN_VOWELS = {"ä": "ae", "ö": "oe", "ü": "ue", "Ä": "Ae", "Ö": "Oe", "Ü": "Ue"}
 
-_DASH_TABLE = str.maketrans({ch: "-" for ch in DASHES})
+_DASH_TABLE = str.maketrans({**{ch: "-" for ch in DASHES}, **dict.fromkeys(APOSTROPHES)})
+_GERMAN_TABLE = str.maketrans(GERMAN_VOWELS)
+_HYPHEN_SPACES = re.compile(r"\s*-\s*")
+_NOT_NAME = re.compile(r"[^\w.,\- ]+")
+_SPACES = re.compile(r"\s+")
 _TRANSLIT = str.maketrans(TRANSLITERATION)
 _NICKNAMES: dict[str, set[int]] = {}
 _FORMAL_INITIAL: dict[str, str] = {}
@@ -85,18 +89,19 @@ class Name:
 
 def fold(text: str) -> str:
     """Lower case ASCII where the script allows it: accents off, letters transliterated."""
+    if text.isascii():
+        return text.lower()
     text = unicodedata.normalize("NFKC", text).translate(_TRANSLIT)
     text = unicodedata.normalize("NFKD", text)
     return "".join(ch for ch in text if not unicodedata.combining(ch)).lower()
 
 
 def _clean(raw: str) -> str:
-    text = unicodedata.normalize("NFKC", raw or "").translate(_DASH_TABLE)
-    for mark in APOSTROPHES:
-        text = text.replace(mark, "")
-    text = re.sub(r"\s*-\s*", "-", text)
-    text = re.sub(r"[^\w.,\- ]+", " ", text)
-    return re.sub(r"\s+", " ", text).strip(" ,")
+    text = raw or ""
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text)
+    text = _HYPHEN_SPACES.sub("-", text.translate(_DASH_TABLE))
+    return _SPACES.sub(" ", _NOT_NAME.sub(" ", text)).strip(" ,")
 
 
 def _is_initials(token: str, all_caps: bool) -> bool:
@@ -179,7 +184,7 @@ def _surname_forms(tokens: list[str]) -> tuple[str, frozenset[str], tuple[str, .
 
 
 def _german(word: str) -> str:
-    return "".join(GERMAN_VOWELS.get(ch, ch) for ch in word)
+    return word.translate(_GERMAN_TABLE)
 
 
 def formal_initial(part: Part) -> str:

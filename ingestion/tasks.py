@@ -8,6 +8,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 from catalogue.models import ImportRun
 from ingestion import references
 from ingestion.importing import dispatch, execution, fanout
+from ingestion.people import resolving
 
 
 @shared_task(
@@ -83,3 +84,10 @@ def watch_imports() -> dict:
 def reference_previews_fetch(openalex_ids: list[str]) -> int:
     """Name one batch of cited works not held here from OpenAlex (after an import)."""
     return references.previews_fetch(openalex_ids=openalex_ids)
+
+
+@shared_task(name=resolving.TASK, soft_time_limit=600, time_limit=660)
+def resolve_name_blocks(keys: list[str]) -> dict:
+    """Weigh some name blocks again (``ingestion.people.blocks``); one task per few blocks,
+    so several workers share a large corpus."""
+    return resolving.resolve_blocks(keys)

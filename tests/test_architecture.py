@@ -23,7 +23,7 @@ MAX_FUNCTION_LINES = 60
 # set-up serve every layer, and its URL conf and views name the pages, so it may import any.
 LAYERS = {
     "identity": set(),
-    "catalogue": set(),
+    "catalogue": {"identity"},
     "exports": {"catalogue"},
     "search": {"catalogue"},
     "similarity": {"catalogue"},

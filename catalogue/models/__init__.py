@@ -7,7 +7,12 @@ One module per part of the record; every model is importable from here
 from catalogue.models.audit import AuditEvent
 from catalogue.models.authors import Author, AuthorInstitution, AuthorMetrics, AuthorQuerySet
 from catalogue.models.common import Source, TimeStamped, bounded_text, unique_where_present
-from catalogue.models.curation import LinkConstraint, MergeCandidate
+from catalogue.models.curation import (
+    IdentityRequest,
+    LinkConstraint,
+    MergeCandidate,
+    SplitProposal,
+)
 from catalogue.models.entities import Funder, Institution, Topic, Venue
 from catalogue.models.imports import ImportProblem, ImportRun, PayloadField, SourceRecord
 from catalogue.models.references import ReferencePreview
@@ -27,6 +32,7 @@ from catalogue.models.works import (
 
 __all__ = [
     "AuditEvent",
+    "IdentityRequest",
     "Author",
     "AuthorInstitution",
     "AuthorMetrics",
@@ -41,6 +47,7 @@ __all__ = [
     "Institution",
     "LinkConstraint",
     "MergeCandidate",
+    "SplitProposal",
     "PayloadField",
     "ReferencePreview",
     "Source",

@@ -11,6 +11,7 @@ from django.utils.text import slugify
 from catalogue.fields import JSONField
 from catalogue.models.common import Source, TimeStamped, unique_where_present
 from catalogue.models.entities import Institution
+from identity.names import block_key
 
 
 class AuthorQuerySet(models.QuerySet):
@@ -24,6 +25,9 @@ class Author(TimeStamped):
 
     display_name = models.CharField(max_length=300)
     normalized_name = models.CharField(max_length=300, db_index=True)
+    # Surname and first initial as the identity engine groups names ("maestro_a"):
+    # the records a bare byline of that block is weighed against. Kept by save().
+    name_block = models.CharField(max_length=120, db_index=True, blank=True, default="")
     alternative_names = JSONField(default=list, blank=True)
     openalex_id = models.CharField(max_length=32, blank=True, null=True)
     orcid = models.CharField("ORCID iD", max_length=19, blank=True, null=True)
@@ -82,6 +86,13 @@ class Author(TimeStamped):
             ),
         ]
         indexes = [models.Index(fields=["-created_at"], name="author_recent_idx")]
+
+    def save(self, *args, **kwargs):
+        self.name_block = block_key(self.display_name)[:120]
+        update_fields = kwargs.get("update_fields")
+        if update_fields is not None and "display_name" in update_fields:
+            kwargs["update_fields"] = {*update_fields, "name_block"}
+        super().save(*args, **kwargs)
 
     def __str__(self) -> str:
         return self.display_name

@@ -6,6 +6,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from catalogue.fields import JSONField
 from catalogue.models.authors import Author
 from catalogue.models.common import Source
 from catalogue.models.works import Work
@@ -162,3 +163,98 @@ class LinkConstraint(models.Model):
         left = self.author or self.work
         right = self.other_author or self.other_work or self.work
         return f"{self.get_kind_display()}: {left} / {right}"
+
+
+class SplitProposal(models.Model):
+    """A record whose works fall into groups that look like different people.
+
+    Raised by the identity checks (co-author circles, subjects and decades that
+    share nothing); staff or the owner split it or keep it whole.
+    """
+
+    class Status(models.TextChoices):
+        OPEN = "open", "Open"
+        SPLIT = "split", "Split"
+        KEPT_WHOLE = "kept_whole", "Kept whole"
+        SUPERSEDED = "superseded", "Superseded by a later check"
+
+    author = models.ForeignKey(Author, on_delete=models.CASCADE, related_name="split_proposals")
+    # [{"work_ids": [...], "summary": "2001-2005; co-authors A, B; topics X"}], largest first.
+    groups = JSONField(default=list)
+    reason = models.CharField(max_length=300)
+    score = models.FloatField(default=0.0, help_text="How surely the groups are different people.")
+    status = models.CharField(
+        max_length=16, choices=Status.choices, default=Status.OPEN, db_index=True
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-score", "-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["author"], condition=Q(status="open"), name="split_proposal_one_open"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"Split {self.author} into {len(self.groups)}"
+
+
+class IdentityRequest(models.Model):
+    """An owner's word on who is who: "that record is me too", "that byline is mine",
+    "that work is not mine". Applied at once on id-level proof, else staff review it."""
+
+    class Kind(models.TextChoices):
+        JOIN_RECORD = "join_record", "That record is me too"
+        JOIN_BYLINE = "join_byline", "That byline is mine"
+        LEAVE_WORK = "leave_work", "That work is not mine"
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Waiting for staff"
+        APPLIED = "applied", "Applied"
+        REJECTED = "rejected", "Turned down"
+        UNDONE = "undone", "Undone"
+
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    author = models.ForeignKey(Author, on_delete=models.CASCADE, related_name="identity_requests")
+    other_author = models.ForeignKey(
+        Author, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    work = models.ForeignKey(Work, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    position = models.PositiveIntegerField(null=True, blank=True)
+    evidence = models.CharField(max_length=300, blank=True)
+    id_level = models.BooleanField(default=False, help_text="Proved by one ORCID or source id.")
+    status = models.CharField(
+        max_length=16, choices=Status.choices, default=Status.PENDING, db_index=True
+    )
+    audit_event = models.ForeignKey(
+        "publications.AuditEvent", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=(
+                    Q(kind="join_record", other_author__isnull=False, work__isnull=True)
+                    | Q(kind__in=["join_byline", "leave_work"], other_author__isnull=True)
+                    & Q(work__isnull=False)
+                ),
+                name="identity_request_one_target",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} ({self.author})"

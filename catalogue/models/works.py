@@ -260,6 +260,9 @@ class Authorship(models.Model):
     is_corresponding = models.BooleanField(default=False)
     source = models.CharField(max_length=16, choices=Source.choices)
     confidence = models.FloatField(default=1.0)
+    # Why the record holds this byline, in words: "OpenAlex author id", "ORCID",
+    # "name: same full name, 3 shared co-authors, EPFL". Blank for links older than it.
+    evidence = models.CharField(max_length=300, blank=True, default="")
 
     objects = AuthorshipQuerySet.as_manager()
 

@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from catalogue.identifiers import normalize_name
 from catalogue.models import Author, AuthorInstitution, Authorship, SourceRecord
+from identity.names import block_key
 from ingestion.ingest import entities
 from ingestion.ingest.batch import BatchResult
 from ingestion.ingest.hashing import content_hash
@@ -17,7 +18,14 @@ from ingestion.ingest.payloads import stored_payload
 from ingestion.ingest.rows import any_of, present_in
 from ingestion.records import AuthorRecord, InstitutionRef
 
-AUTHOR_FIELDS = ["display_name", "normalized_name", "alternative_names", "orcid", "is_deleted"]
+AUTHOR_FIELDS = [
+    "display_name",
+    "normalized_name",
+    "name_block",
+    "alternative_names",
+    "orcid",
+    "is_deleted",
+]
 YEARS_KEPT = 200  # yearly counts kept of a record (sources give about the last ten years)
 
 
@@ -36,6 +44,7 @@ def _apply(author: Author, record: AuthorRecord, orcid_free: bool) -> None:
     if not author.display_name or not record.is_deleted:
         author.display_name = record.display_name[:300]
         author.normalized_name = normalize_name(record.display_name)[:300]
+        author.name_block = block_key(author.display_name)[:120]
     author.alternative_names = record.alternative_names[:50]
     if record.openalex_id and not author.openalex_id:
         author.openalex_id = record.openalex_id

@@ -33,6 +33,7 @@ NEW_AUTHORSHIP_FIELDS = [
     "raw_affiliation",
     "is_corresponding",
     "confidence",
+    "evidence",
 ]
 
 
@@ -48,6 +49,7 @@ class NewAuthorship:
     raw_affiliation: str = ""
     is_corresponding: bool = False
     confidence: float = 1.0
+    evidence: str = ""
     pk: int | None = None
 
     def values(self) -> dict:
@@ -95,7 +97,8 @@ class AuthorshipWriter:
                 authorship.source = source  # the leading record's byline: its entry now
                 self.update.append(authorship)
             else:
-                authorship.confidence = max(authorship.confidence, match.confidence)
+                if match.confidence > authorship.confidence:
+                    authorship.confidence, authorship.evidence = match.confidence, match.evidence
                 self.update.append(authorship)
                 self._remember(item, ref, author_id)
                 continue
@@ -104,6 +107,7 @@ class AuthorshipWriter:
             authorship.raw_affiliation = ref.raw_affiliation
             authorship.is_corresponding = ref.is_corresponding
             authorship.confidence = match.confidence
+            authorship.evidence = match.evidence[:300]
             self._remember(item, ref, author_id, authorship)
         protected = self.constraints.must.get(item.work_id, set())
         replaced = []
@@ -156,7 +160,7 @@ class AuthorshipWriter:
             Authorship.objects.filter(pk__in=self.delete).delete()
         self._insert_new()
         fields = ["source", "position", "raw_name", "raw_affiliation", "is_corresponding"]
-        Authorship.objects.bulk_update(self.update, [*fields, "confidence"])
+        Authorship.objects.bulk_update(self.update, [*fields, "confidence", "evidence"])
         self._write_institution_links()
         self._fill_affiliations()
         self.author_ids |= merge_orphans(self._same_people())

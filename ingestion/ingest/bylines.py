@@ -1,26 +1,24 @@
 """Resolving the authors a batch of works names to Author rows.
 
 Authors with an OpenAlex id or ORCID are found or created by those keys in bulk.
-A bare name (arXiv, or OpenAlex without an author id) is matched, in order, to:
+A bare name (arXiv, or OpenAlex without an author id) goes, in order:
 
-1. the author at the same position of the already merged work (this is also how a
-   record staff or the owner linked to the work keeps its position);
-2. an existing author of the same name with evidence for the work: a co-author in
-   common (a linked record, or a name on the byline that also stands on the
-   namesake's works), or a topic in common (arXiv categories are topics);
-3. the only existing author of that name, when this batch put the same name on
-   other works of that author by a source id or a byline position. This is the
-   rule for an arXiv-only work: a feed that names someone on works already on
-   their record and on one more is speaking of one person. With two namesakes
-   the batch proves nothing, and rule 2 must decide;
-4. else a new author is created and, when a namesake exists (stored, or created
-   earlier in the same batch), a MergeCandidate is raised for staff.
+1. to the author at the same position of the already merged work (this is also
+   how a record staff or the owner linked to the work keeps its position);
+2. else to the identity engine (``ingestion.people``), with the records of its
+   name block and the bylines this batch already placed: it joins the record the
+   evidence puts it with (co-authors, places, topics, venue, years, words), or,
+   with the other newcomers it stands with, one new record. Pairs between the
+   thresholds become merge candidates with their evidence.
+
+Every link keeps why it was made (``Authorship.evidence``).
 
 A cannot-link (author, work) never spawns a record. The position the source
 gives to a forbidden author, or a bare name whose namesake is forbidden on the
-work, goes to another namesake only by rules 1-3; otherwise it stays unlinked:
-the name as printed is kept as an UnlinkedAuthorship and no Author is created.
-Spawning one would hand the decision back to the source, one ghost per work.
+work, goes to another record only on the engine's evidence; otherwise it stays
+unlinked: the name as printed is kept as an UnlinkedAuthorship and no Author is
+created. Spawning one would hand the decision back to the source, one ghost per
+work.
 """
 
 from __future__ import annotations
@@ -30,18 +28,18 @@ from dataclasses import dataclass
 
 from catalogue.identifiers import normalize_name, surname
 from catalogue.models import Author, Authorship, MergeCandidate
+from identity import Byline
+from identity.names import block_key, parse_name
 from ingestion.ingest.entities import institution_key
-from ingestion.ingest.lookups import same_values
-from ingestion.ingest.rows import any_of, build, insert_objects, on_postgresql, present_in
+from ingestion.ingest.rows import any_of, build, insert_objects, present_in
 from ingestion.ingest.versions import align
+from ingestion.people.matching import evidence_text, place
+from ingestion.people.records import institution_keys, record_key, work_key
 from ingestion.records import AuthorRef, WorkRecord
 
 KNOWN_COLUMNS = ["id", "openalex_id", "orcid", "merged_into"]
 CONFIDENCE_ID = 1.0
 CONFIDENCE_POSITION = 0.9
-CONFIDENCE_SHARED_EVIDENCE = 0.75
-CONFIDENCE_SAME_BATCH = 0.7
-CONFIDENCE_NEW_NAME = 0.6
 
 
 @dataclass(slots=True)
@@ -58,6 +56,7 @@ class Known:
 class Resolved:
     author: Author | Known
     confidence: float
+    evidence: str = ""
 
 
 @dataclass(slots=True)
@@ -111,6 +110,7 @@ def _new_author(ref: AuthorRef, institutions: dict | None = None) -> Author:
         Author,
         display_name=name[:300],
         normalized_name=normalize_name(name)[:300],
+        name_block=block_key(name[:300])[:120],
         openalex_id=ref.openalex_id,
         orcid=ref.orcid,
         last_known_institution_id=known[0].pk if known else None,
@@ -122,13 +122,13 @@ class AuthorResolver:
         self.constraints = constraints
         self.institutions = institutions or {}
         self.merge_candidates: list[MergeCandidate] = []
-        # Authors created from a bare name in this batch, with the co-author names and
-        # topics of the work that introduced them, so a second work can share evidence.
-        self._fresh: dict[str, list[tuple[Author, set[str]]]] = defaultdict(list)
         # Positions whose source-named author a cannot-link keeps off the work.
         self._held: set[tuple[int, int]] = set()
-        # Name -> records this batch gave that name by a source id or a byline position.
-        self._strong: dict[str, set[int]] = defaultdict(set)
+        # Bylines of this batch already on a record (by id, position, or a kept byline
+        # a following record aligns with): evidence for the bare names of the batch.
+        self._anchors: list[Byline] = []
+        self.absorbed: dict[int, int] = {}  # provisional record -> the record it is folded into
+        self._items: list[Item] = []
         # (work id, position) -> the reference left unlinked (see the module docstring).
         self.unlinked: dict[tuple[int, int], AuthorRef] = {}
 
@@ -136,36 +136,47 @@ class AuthorResolver:
         """Return the author of every (work id, position) named in ``items``."""
         result: dict[tuple[int, int], Resolved] = {}
         by_id = self._resolve_identified(items)
+        self._items = items
         pending: list[tuple[Item, AuthorRef]] = []
         for item in items:
             for ref in item.record.authors:
-                author = by_id.get(ref.openalex_id or "") or by_id.get(f"orcid:{ref.orcid}")
+                author = by_id.get(ref.openalex_id or "")
+                how = "OpenAlex author id"
+                if author is None:
+                    author, how = by_id.get(f"orcid:{ref.orcid}"), "ORCID"
                 if author and not self.constraints.forbids(author.pk, item.work_id):
-                    result[(item.work_id, ref.position)] = Resolved(author, CONFIDENCE_ID)
-                    self._strong[normalize_name(ref.name)].add(author.pk)
+                    result[(item.work_id, ref.position)] = Resolved(author, CONFIDENCE_ID, how)
                 elif author is None:
                     pending.append((item, ref))
                 else:
                     self._held.add((item.work_id, ref.position))
                     pending.append((item, AuthorRef(ref.position, ref.name, ref.raw_name)))
-        if pending:
-            self._resolve_names(pending, result)
+        self._resolve_names(pending, result)
         return result
+
+    def placed_blocks(self, items: list[Item]) -> set[str]:
+        """Name blocks where this batch put a byline on a record by an id."""
+        return {
+            block_key(_name(item, ref))
+            for item in items
+            for ref in item.record.authors
+            if ref.openalex_id or ref.orcid
+        }
 
     def follow(self, items: list[Item]) -> None:
         """Take in records that do not write their work's byline (``versions``).
 
         Their identified authors exist, as they would had the record come first; and
         each of their names that the kept byline gives to an author (aligned by name)
-        names that author for rule 3, as a byline position does.
+        stands for that author as evidence, as a byline position does.
         """
         self._resolve_identified(items)
         for item in items:
             kept = [a for a in item.existing if a.author_id]
-            names = [ref.name for ref in item.record.authors]
+            refs = list(item.record.authors)
             entries = [a.raw_name or a.author.display_name for a in kept]
-            for i, j in align(entries, names):
-                self._strong[normalize_name(names[j])].add(kept[i].author_id)
+            for i, j in align(entries, [ref.name for ref in refs]):
+                self._anchors.append(self._byline(item, refs[j], {}, kept[i].author_id))
 
     # Authors with ids ---------------------------------------------------------
 
@@ -230,29 +241,106 @@ class AuthorResolver:
         for item, ref in pending:
             author = self._match_position(item, ref)
             if author:
-                result[(item.work_id, ref.position)] = Resolved(author, CONFIDENCE_POSITION)
-                self._strong[normalize_name(ref.name)].add(author.pk)
+                result[(item.work_id, ref.position)] = Resolved(
+                    author, CONFIDENCE_POSITION, "same place on this work's byline"
+                )
             else:
                 unmatched.append((item, ref))
-        if not unmatched:
+        newcomers = {_newcomer_id(item, ref): (item, ref) for item, ref in unmatched}
+        placed = [
+            (item, ref, found.author.pk)
+            for item in self._items
+            for ref in item.record.authors
+            if (found := result.get((item.work_id, ref.position))) is not None
+        ]
+        if not newcomers:
             return
-        names = {normalize_name(ref.name) for _, ref in unmatched}
-        namesakes: dict[str, list[Author]] = defaultdict(list)
-        if on_postgresql():
-            matches = Author.objects.filter(
-                any_of("pk", same_values(Author, "normalized_name", names))
-            )
-        else:
-            matches = Author.objects.filter(any_of("normalized_name", names))
-        for author in matches.visible():
-            namesakes[author.normalized_name].append(author)
-        evidence = self._shared_evidence(unmatched, namesakes, result)
-        for item, ref in unmatched:
-            match = self._match_name(item, ref, namesakes, evidence)
-            if match is None:
-                self.unlinked[(item.work_id, ref.position)] = ref
+        blocks = {block_key(_name(item, ref)) for item, ref in unmatched}
+        for item, ref, author_id in placed:
+            if block_key(_name(item, ref)) in blocks:
+                self._anchors.append(self._byline(item, ref, result, author_id))
+        forbidden = self._forbidden(newcomers)
+        outcome = place(
+            [self._byline(item, ref, result) for item, ref in newcomers.values()],
+            self._anchors,
+            forbidden,
+        )
+        spawned: dict[int, Author] = {}
+        for key, (item, ref) in newcomers.items():
+            placement = outcome.placements[key]
+            if placement.author_id is not None:
+                author = Known(placement.author_id, None, None, None)
+                result[(item.work_id, ref.position)] = Resolved(
+                    author, _confidence(placement.score), placement.evidence
+                )
+            elif self._may_spawn(item, ref, forbidden.get(key, ())):
+                author = spawned.get(placement.group)
+                if author is None:
+                    names = [_name(*newcomers[i]) for i in outcome.groups[placement.group]]
+                    author = spawned[placement.group] = _spawn(names)
+                result[(item.work_id, ref.position)] = Resolved(
+                    author, _confidence(placement.score), placement.evidence
+                )
             else:
-                result[(item.work_id, ref.position)] = match
+                self.unlinked[(item.work_id, ref.position)] = ref
+        self._raise_candidates(outcome, spawned)
+        self.absorbed.update(outcome.absorbed)
+
+    def _byline(self, item: Item, ref: AuthorRef, result, author_id: int | None = None) -> Byline:
+        """One author position of a batch record, as the identity engine reads it."""
+        others = [r for r in item.record.authors if r.position != ref.position]
+        linked = [result.get((item.work_id, r.position)) for r in others]
+        places = [self.institutions.get(k) for k in map(institution_key, ref.institutions)]
+        venue = item.record.venue.name if item.record.venue else ""
+        return Byline(
+            id=_newcomer_id(item, ref),
+            name=_name(item, ref),
+            work_id=work_key(item.work_id),
+            coauthors=tuple(r.name or r.raw_name for r in others),
+            coauthor_ids=tuple(record_key(found.author.pk) for found in linked if found),
+            affiliations=(ref.raw_affiliation,) if ref.raw_affiliation else (),
+            institutions=institution_keys(i.pk for i in places if i is not None),
+            topics=tuple(t.key for t in item.record.topics),
+            venue=venue,
+            year=item.record.publication_year,
+            words=(item.record.title,),
+            source_author_id=record_key(author_id) if author_id else "",
+        )
+
+    def _forbidden(self, newcomers) -> dict[str, set[int]]:
+        """Records a cannot-link keeps each newcomer from (on its work)."""
+        forbidden: dict[str, set[int]] = defaultdict(set)
+        for author_id, work_id in self.constraints.cannot:
+            for key, (item, _) in newcomers.items():
+                if item.work_id == work_id:
+                    forbidden[key].add(author_id)
+        return forbidden
+
+    def _may_spawn(self, item: Item, ref: AuthorRef, forbidden) -> bool:
+        """A cannot-link never spawns a record: neither the position whose source-named
+        author it keeps off, nor a name whose namesake it keeps off the work."""
+        if (item.work_id, ref.position) in self._held:
+            return False
+        if not forbidden:
+            return True
+        name = normalize_name(ref.name)
+        names = Author.objects.filter(pk__in=forbidden).values_list("normalized_name", flat=True)
+        return name not in set(names)
+
+    def _raise_candidates(self, outcome, spawned: dict[int, Author]) -> None:
+        for pair in outcome.pairs:
+            left, right = _person(pair.left, spawned), _person(pair.right, spawned)
+            if left is None or right is None or left == right:
+                continue
+            self.merge_candidates.append(
+                MergeCandidate(
+                    kind=MergeCandidate.Kind.AUTHOR,
+                    author_a_id=min(left, right),
+                    author_b_id=max(left, right),
+                    reason=evidence_text("may be one person", pair.reasons),
+                    score=round(pair.score, 3),
+                )
+            )
 
     def _match_position(self, item: Item, ref: AuthorRef) -> Author | None:
         wanted = surname(ref.name)
@@ -268,89 +356,35 @@ class AuthorResolver:
                 return author
         return None
 
-    @staticmethod
-    def _shared_evidence(unmatched, namesakes, result) -> set[tuple[int, int, int]]:
-        """(candidate id, work id, position) where the candidate shares a co-author or a topic.
 
-        A co-author is shared when a record linked to the work is on one of the
-        candidate's works, or when another name on the byline stands on one of them
-        (the co-authors of an arXiv-only work are bare names too).
-        """
-        candidate_ids = {a.pk for group in namesakes.values() for a in group}
-        if not candidate_ids:
-            return set()
-        coauthors: dict[int, set[int]] = defaultdict(set)
-        topic_keys: dict[int, set[str]] = defaultdict(set)
-        byline: dict[int, set[str]] = defaultdict(set)
-        for work_id, position in result:
-            coauthors[work_id].add(result[(work_id, position)].author.pk)
-        for item, _ in unmatched:
-            topic_keys[item.work_id] = {t.key for t in item.record.topics}
-            byline[item.work_id] = {normalize_name(r.name) for r in item.record.authors} - {""}
-        known_coauthors = {a for ids in coauthors.values() for a in ids}
-        known_topics = {k for keys in topic_keys.values() for k in keys}
-        known_names = {n for names in byline.values() for n in names}
-        pairs = _candidate_links(candidate_ids, "work__authorships__author_id", known_coauthors)
-        topics = _candidate_links(candidate_ids, "work__work_topics__topic__key", known_topics)
-        names = _candidate_links(
-            candidate_ids, "work__authorships__author__normalized_name", known_names
-        )
-        evidence = set()
-        for item, ref in unmatched:
-            own = normalize_name(ref.name)
-            for candidate in candidate_ids:
-                shares_person = any(
-                    (candidate, c) in pairs for c in coauthors[item.work_id] if c != candidate
-                ) or any((candidate, n) in names for n in byline[item.work_id] if n != own)
-                shares_topic = any((candidate, k) in topics for k in topic_keys[item.work_id])
-                if shares_person or shares_topic:
-                    evidence.add((candidate, item.work_id, ref.position))
-        return evidence
-
-    def _match_name(self, item: Item, ref: AuthorRef, namesakes, evidence) -> Resolved | None:
-        """The record a bare name goes to by rules 2-4, or None to leave it unlinked."""
-        name = normalize_name(ref.name)
-        everyone = namesakes.get(name, [])
-        group = [a for a in everyone if not self.constraints.forbids(a.pk, item.work_id)]
-        supported = [a for a in group if (a.pk, item.work_id, ref.position) in evidence]
-        if supported:
-            return Resolved(supported[0], CONFIDENCE_SHARED_EVIDENCE)
-        if len(everyone) == 1 and group and group[0].pk in self._strong[name]:
-            return Resolved(group[0], CONFIDENCE_SAME_BATCH)
-        if (item.work_id, ref.position) in self._held or len(group) < len(everyone):
-            return None  # a cannot-link never spawns a record
-        context = _work_context(item.record, ref)
-        for fresh, seen in self._fresh[name]:
-            if seen & context:
-                seen |= context
-                return Resolved(fresh, CONFIDENCE_SHARED_EVIDENCE)
-        author = _new_author(AuthorRef(ref.position, ref.name, ref.raw_name))
-        author.save()
-        # A namesake this batch created, with nothing in common yet, is a namesake too.
-        earlier = [fresh for fresh, _ in self._fresh[name]]
-        self._fresh[name].append((author, context))
-        for other in group + earlier:
-            self.merge_candidates.append(
-                MergeCandidate(
-                    kind=MergeCandidate.Kind.AUTHOR,
-                    author_a=other,
-                    author_b=author,
-                    reason="Same name, but no shared co-author or topic yet",
-                    score=0.5,
-                )
-            )
-        return Resolved(author, CONFIDENCE_NEW_NAME)
+def _newcomer_id(item: Item, ref: AuthorRef) -> str:
+    return f"in:{item.work_id}:{ref.position}"
 
 
-def _candidate_links(candidate_ids: set[int], path: str, wanted: set) -> set[tuple]:
-    """(candidate, value) pairs where a candidate's works reach one of ``wanted`` along ``path``."""
-    if not wanted:
-        return set()
-    rows = Authorship.objects.filter(author_id__in=candidate_ids, **{f"{path}__in": wanted})
-    return set(rows.values_list("author_id", path))
+def _name(item: Item, ref: AuthorRef) -> str:
+    return ref.name or ref.raw_name
 
 
-def _work_context(record: WorkRecord, ref: AuthorRef) -> set[str]:
-    """What a bare-named author on this work is known by: co-author names and topics."""
-    names = {f"name:{normalize_name(r.name)}" for r in record.authors if r.position != ref.position}
-    return names | {f"topic:{t.key}" for t in record.topics}
+def _spawn(names: list[str]) -> Author:
+    """One new record for a group of newcomers, under the fullest form of its name."""
+    author = _new_author(AuthorRef(0, max(names, key=_fullness)))
+    author.save()
+    return author
+
+
+def _confidence(score: float) -> float:
+    return round(min(max(score, 0.0), 1.0), 3)
+
+
+def _fullness(name: str) -> tuple[int, int]:
+    """Full given names before initials, then the longer form."""
+    parsed = parse_name(name)
+    return (sum(1 for part in parsed.given if part.full), len(name))
+
+
+def _person(who: tuple[str, int], spawned: dict[int, Author]) -> int | None:
+    kind, key = who
+    if kind == "record":
+        return key
+    author = spawned.get(key)
+    return author.pk if author else None

@@ -49,6 +49,8 @@ from ingestion.ingest.title_matches import (
     title_reason,
 )
 from ingestion.ingest.versions import decide_leads
+from ingestion.people.blocks import reconsider
+from ingestion.people.folding import fold_records
 from ingestion.records import WorkRecord
 
 
@@ -316,6 +318,8 @@ class WorkBatch:
         for item in items:
             writer.plan(item, resolved)
         self.result.author_ids |= writer.commit()
+        self.result.author_ids |= fold_records(resolver.absorbed)
+        self.result.author_ids |= reconsider(resolver.placed_blocks(items))
         write_unlinked(pending, resolver.unlinked)
 
     # Topics and grants ---------------------------------------------------------

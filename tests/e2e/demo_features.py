@@ -49,7 +49,7 @@ def exports(suffix: str) -> Callable[[], str]:
 
 
 def variant_candidate() -> str:
-    candidate = MergeCandidate.objects.get(author_b__display_name="M. N. Okafor")
+    candidate = MergeCandidate.objects.get(author_a__openalex_id=MIRA)
     return f"/admin/publications/mergecandidate/{candidate.pk}/change/"
 
 
@@ -290,7 +290,7 @@ CHECKS: dict[str, list[Check]] = {
     "merge-candidates": [
         Check(
             lambda: "/admin/publications/mergecandidate/",
-            (("#result_list", "M. N. Okafor"), ("#result_list", "Bojian Zheng")),
+            (("#result_list", "Mira Okafor"), ("#result_list", "Bojian Zheng")),
             STAFF,
         )
     ],

@@ -1,0 +1,1 @@
+"""Who is who in the records held here: the identity engine read against the database."""
