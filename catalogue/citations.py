@@ -24,6 +24,7 @@ class References:
     total: int  # every work the record lists
     on_site: int  # of them, the works held here
     page: Page  # of Citation rows: held works first, newest first, then the rest by id
+    known: bool = True  # whether a source listed the work's references at all
 
 
 @dataclass
@@ -62,7 +63,17 @@ def work_references(
         total=Count("pk"), on_site=Count("pk", filter=Q(cited__isnull=False))
     )
     page_ = _paged(reference_rows(work), counts["total"], page, per_page)
-    return References(counts["total"], counts["on_site"], page_)
+    known = references_known(work, counts["total"])
+    return References(counts["total"], counts["on_site"], page_, known)
+
+
+def references_known(work: Work, total: int) -> bool:
+    """Whether a source listed the work's references (none listed is then a count of 0).
+
+    OpenAlex is the one source that lists them: of a work no OpenAlex record
+    describes, the references are not known, not none.
+    """
+    return bool(total or work.openalex_id)
 
 
 def citing_works(work: Work) -> QuerySet[Work]:

@@ -26,6 +26,7 @@ from catalogue.models import (
     Topic,
     WorkTopic,
 )
+from catalogue.novelty import novelty_set
 from catalogue.signals import metrics_refreshed
 
 AI_ARXIV_CATEGORIES = {"cs.AI", "cs.LG", "cs.CL", "cs.CV", "cs.NE", "cs.IR", "cs.RO", "stat.ML"}
@@ -44,6 +45,7 @@ METRIC_FIELDS = [
     "primary_category",
     "ai_score",
     "novelty",
+    "novelty_basis",
     "first_year",
     "last_year",
     "computed_at",
@@ -422,7 +424,7 @@ def author_metrics_refresh(*, author_ids: Iterable[int]) -> int:
         dated=works_dated(ids),
     )
     rows = [_metrics_for(a, by_author.get(a, set()), batch) for a in ids]
-    _set_novelty(rows)
+    novelty_set(rows)
     AuthorMetrics.objects.bulk_create(
         rows, update_conflicts=True, unique_fields=["author"], update_fields=METRIC_FIELDS
     )
@@ -446,48 +448,3 @@ def author_followers_refresh(*, author_ids: Iterable[int]) -> int:
     updated = AuthorMetrics.objects.bulk_update(rows, ["followers_count"])
     metrics_refreshed.send(sender=AuthorMetrics, author_ids=list(counts))
     return updated
-
-
-# Novelty ---------------------------------------------------------------------
-
-NOVELTY_THRESHOLD = 0.35  # prior similarity below which a work counts as novel
-
-
-def novelty(prior_similarities: Iterable[float | None]) -> float | None:
-    """Share (%) of works whose most similar earlier work is below the threshold.
-
-    Works whose prior similarity is not known (no date, no text, not computed
-    yet) are left out; None when no work is known.
-    """
-    known = [p for p in prior_similarities if p is not None]
-    if not known:
-        return None
-    novel = sum(1 for p in known if p < NOVELTY_THRESHOLD)
-    return round(100 * novel / len(known), 1)
-
-
-def _novelty_by_author(author_ids: Iterable[int]) -> dict[int, float | None]:
-    priors: dict[int, list[float | None]] = defaultdict(list)
-    rows = (
-        Authorship.objects.of_visible_works()
-        .filter(author_id__in=list(author_ids))
-        .values_list("author_id", "work__prior_similarity")
-    )
-    for author_id, prior in rows:
-        priors[author_id].append(prior)
-    return {author_id: novelty(values) for author_id, values in priors.items()}
-
-
-def _set_novelty(rows: list[AuthorMetrics]) -> None:
-    by_author = _novelty_by_author(row.author_id for row in rows)
-    for row in rows:
-        row.novelty = by_author.get(row.author_id)
-
-
-def author_novelty_refresh(*, author_ids: Iterable[int]) -> int:
-    """Set the Novelty of these authors' metrics rows (after prior similarities changed)."""
-    rows = list(AuthorMetrics.objects.filter(author_id__in=set(author_ids)))
-    _set_novelty(rows)
-    AuthorMetrics.objects.bulk_update(rows, ["novelty"], batch_size=500)
-    metrics_refreshed.send(sender=AuthorMetrics, author_ids=[row.author_id for row in rows])
-    return len(rows)

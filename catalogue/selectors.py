@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime
 
 from django.core.exceptions import FieldDoesNotExist
 from django.db.models import (
     Case,
     Count,
     F,
+    Max,
     Prefetch,
     Q,
     QuerySet,
@@ -22,7 +23,16 @@ from django.shortcuts import get_object_or_404
 
 from catalogue import byline_reads
 from catalogue.dates import PartialDate
-from catalogue.models import Author, Authorship, Grant, Source, Topic, Work, WorkSimilarity
+from catalogue.models import (
+    Author,
+    Authorship,
+    Grant,
+    Source,
+    SourceRecord,
+    Topic,
+    Work,
+    WorkSimilarity,
+)
 
 
 def works_with_authors(
@@ -152,6 +162,7 @@ class WorkPage:
     byline: byline_reads.Window | None = None  # the byline's length; the page of a whole one
     topics_left_out: int = 0
     funders_left_out: int = 0
+    counted_at: datetime | None = None  # when the source of the citation count said it
 
 
 # Names a work page shows of a long byline (a large collaboration's runs to thousands):
@@ -243,7 +254,11 @@ def _bylines(entries: list) -> tuple[list[Byline], list[Affiliation]]:
             marks.append(numbers[place.name])
         author = entry.author
         public = author if not author.is_deleted else None
-        name = (author.display_name if public else "") or entry.raw_name or "Unknown author"
+        # The name as the source printed it, unless the link is certain (the source's own
+        # author id, a claim, staff): a record found by name alone may carry another name.
+        printed = entry.raw_name if entry.confidence < 1 else ""
+        name = printed or (author.display_name if public else "") or entry.raw_name
+        name = name or "Unknown author"
         link = link_facts(entry) if public else None
         bylines.append(Byline(name, public, sorted(set(marks)), entry.is_corresponding, link))
     return bylines, affiliations
@@ -312,6 +327,21 @@ def _dates(work: Work, sources: dict[str, str]) -> list[tuple[str, PartialDate, 
     return found
 
 
+def count_as_of(work: Work) -> datetime | None:
+    """When the source of the work's citation count last updated the record it counted in.
+
+    The work's own ``source_updated_at`` when that record set both; else the latest
+    record of the count's source held for the work. None when the count is not known.
+    """
+    source = work.provenance.get("cited_by_count")
+    if work.cited_by_count is None or not isinstance(source, str):
+        return None
+    if work.provenance.get("source_updated_at") == source:
+        return work.source_updated_at
+    records = SourceRecord.objects.filter(work=work, source=source)
+    return records.aggregate(latest=Max("source_updated_at"))["latest"]
+
+
 def similar_works(work: Work, *, limit: int = 5) -> list[WorkSimilarity]:
     """The stored "More like this" matches, best first, with venues and first authors.
 
@@ -368,6 +398,7 @@ def work_page(
         sources=sources,
         dates=_dates(work, sources),
         embargo_active=bool(work.embargo_until and work.embargo_until > today),
+        counted_at=count_as_of(work),
         provenance=[(_fact_label(name), label) for name, label in sources.items()]
         + _dropped_notes(work, labels),
     )

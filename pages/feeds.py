@@ -4,7 +4,9 @@ An entry's id is the work's short address (``/works/<id>/``), which no change of
 title moves; each name of the byline (the first ``FEED_AUTHOR_NAMES``) is an
 ``<author>`` of its own; ``<updated>`` and ``<published>`` are the record's own
 dates (when its source last changed it, when it was published), never the time
-of our import.
+of our import. ``<published>`` is an RFC 3339 timestamp: a work whose source
+gives only the year or the month of publication has none, rather than a day
+nobody gave.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
 
 from catalogue import display, selectors
+from catalogue.dates import DAY
 from catalogue.filters import ORDERINGS, Sort
 from catalogue.models import Author, Work
 from config.sites import absolute_url
@@ -89,14 +92,14 @@ class ResearcherWorksFeed(Feed):
     item_guid_is_permalink = True
 
     def item_pubdate(self, work: Work) -> datetime | None:
-        if work.publication_date:
-            return datetime.combine(work.publication_date, time.min, tzinfo=UTC)
-        if work.publication_year:
-            return datetime(work.publication_year, 1, 1, tzinfo=UTC)
-        return None
+        """The day of publication, when the source gives a day (``<published>`` needs one)."""
+        published = work.published
+        if published is None or published.precision != DAY:
+            return None
+        return datetime.combine(published.span()[0], time.min, tzinfo=UTC)
 
     def item_updateddate(self, work: Work) -> datetime:
-        """When the source last changed the record, else its publication or creation date
+        """When the source last changed the record, else its day of publication or creation
         there; the time of our import only for a record that gives none (Atom needs one)."""
         if work.source_updated_at:
             return work.source_updated_at

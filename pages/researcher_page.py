@@ -25,6 +25,7 @@ from catalogue import selectors
 from catalogue.filters import Sort, WorkFilter
 from catalogue.identifiers import openalex_is_local, openalex_url
 from catalogue.models import Author, AuthorMetrics, ImportRun, Source, Work
+from catalogue.novelty import NoveltyBasis, novelty_basis
 from catalogue.permissions import ADD, admin_allows
 from pages.charts import Chart, citations_chart
 from profiles.claims.services import PanelState as ClaimPanel
@@ -161,6 +162,8 @@ class ResearcherPage:
     works_total: int
     sort_links: list[dict]
     topic_choices: list[dict]
+    # Novelty with what it compares against, counted when the page is drawn.
+    novelty: NoveltyBasis | None
     # What other apps add, by name (the trust app: "trust", its snapshot).
     sections: dict[str, object]
 
@@ -266,6 +269,7 @@ def researcher_page(*, author: Author, query: QueryDict) -> ResearcherPage:
         works_total=len(pinned) + works.paginator.count,
         sort_links=_sort_links(query, filterset.sort_value),
         topic_choices=_topic_choices(metrics, filterset),
+        novelty=novelty_basis(author.pk, metrics) if metrics else None,
         sections={name: build(author) for name, build in SECTIONS.items()},
     )
 

@@ -16,7 +16,7 @@ The five best matches (score at least ``MIN_SCORE``) are stored as
 ``WorkSimilarity`` rows with the reasons for each. Each work also gets its
 *prior similarity*: the highest text cosine to any work published strictly
 before it (a work dated only by year is earlier than another only when its
-whole year is). Novelty (catalogue.metrics) is read from it.
+whole year is). Novelty (catalogue.novelty) is read from it.
 
 No work is compared with every other: an approximate nearest-neighbour index and
 the works it shares the most rare words and links with (``neighbours``) give

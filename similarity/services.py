@@ -223,7 +223,7 @@ def similarities_refresh(
     Imports ask through the backlog (``similarities_catch_up``): a full build
     clears what was asked before it read the corpus, so no later run repeats it.
     """
-    from catalogue import metrics
+    from catalogue import novelty
 
     corpus = load_corpus()
     wanted = None
@@ -234,7 +234,7 @@ def similarities_refresh(
     else:
         outcome = similarities_update(work_ids=wanted, corpus=corpus)
     if outcome.priors_changed:
-        metrics.author_novelty_refresh(author_ids=authors_of_works(outcome.priors_changed))
+        novelty.author_novelty_refresh(author_ids=authors_of_works(outcome.priors_changed))
     logger.info("similarities: %s", outcome)
     return outcome
 

@@ -142,6 +142,9 @@ class AuthorMetrics(models.Model):
     primary_category = models.CharField(max_length=300, blank=True)
     ai_score = models.FloatField(null=True, blank=True)
     novelty = models.FloatField(null=True, blank=True)
+    # What ``novelty`` was counted from (catalogue.novelty.NoveltyBasis), kept with it so
+    # a page shows the figure and its basis without counting again.
+    novelty_basis = JSONField(null=True, blank=True)
     first_year = models.PositiveIntegerField(null=True, blank=True)
     last_year = models.PositiveIntegerField(null=True, blank=True)
     # Short ranked lists the researcher page shows without reading the author's works:

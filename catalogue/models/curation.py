@@ -224,7 +224,9 @@ class IdentityRequest(models.Model):
     other_author = models.ForeignKey(
         Author, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
     )
-    work = models.ForeignKey(Work, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    work = models.ForeignKey(
+        Work, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
     position = models.PositiveIntegerField(null=True, blank=True)
     evidence = models.CharField(max_length=300, blank=True)
     id_level = models.BooleanField(default=False, help_text="Proved by one ORCID or source id.")
@@ -232,7 +234,11 @@ class IdentityRequest(models.Model):
         max_length=16, choices=Status.choices, default=Status.PENDING, db_index=True
     )
     audit_event = models.ForeignKey(
-        "publications.AuditEvent", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        "publications.AuditEvent",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
     )
     requested_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"

@@ -14,6 +14,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from catalogue.dates import PRECISIONS
 from catalogue.links import web_url
 from config.sites import absolute_url
 
@@ -64,3 +65,21 @@ class WebURLs(NullForUnknown, serializers.ModelSerializer):
         **serializers.ModelSerializer.serializer_field_mapping,
         models.URLField: WebURLField,
     }
+
+
+class PublicationDate(serializers.Serializer):
+    """A work's publication date only as precisely as its source gives it (docs/DATES.md)."""
+
+    publication_date = serializers.CharField(
+        source="published.iso",
+        read_only=True,
+        allow_null=True,
+        help_text='ISO 8601 to the source\'s precision: "2003", "2003-05" or "2003-05-17".',
+    )
+    publication_date_precision = serializers.ChoiceField(
+        choices=PRECISIONS,
+        source="published.precision",
+        read_only=True,
+        allow_null=True,
+        help_text="How much of the date the source gives; null when it gives none.",
+    )

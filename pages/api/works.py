@@ -41,7 +41,7 @@ from catalogue.models import (
     Work,
 )
 from config.api import ID_PATTERN, Pagination, StrictQueryParams
-from pages.api.fields import NullForUnknown, PageURLField, WebURLs
+from pages.api.fields import NullForUnknown, PageURLField, PublicationDate, WebURLs
 from pages.api.filters import (
     AuthorListFilter,
     InstitutionFilter,
@@ -49,8 +49,10 @@ from pages.api.filters import (
     WorkListFilter,
 )
 from pages.api.http import VersionedRetrieve
+from pages.api.novelty import NoveltyFields
 from pages.api.paging import CursorPagination
 from pages.api.source_counts import InstitutionEntrySerializer, SourceCountsSerializer
+from pages.api.source_facts import BylineEntrySerializer, SourceFacts
 from pages.conditional import author_records, work_records
 
 # Of a work's lists that grow long (a collaboration's byline, topics, grants) the API
@@ -100,8 +102,10 @@ class TopicEntrySerializer(NullForUnknown, serializers.Serializer):
     works = serializers.IntegerField(help_text="How many of the author's works are in it.")
 
 
-class AuthorMetricsSerializer(NullForUnknown, serializers.ModelSerializer):
-    """Aggregates computed from our records; null means unknown (never a stand-in 0)."""
+class AuthorMetricsSerializer(NoveltyFields, NullForUnknown, serializers.ModelSerializer):
+    """Aggregates computed from our records; null means unknown (never a stand-in 0).
+
+    Novelty is counted when the answer is made, with what it compares against."""
 
     h_index = serializers.SerializerMethodField()
     i10_index = serializers.SerializerMethodField()
@@ -126,6 +130,7 @@ class AuthorMetricsSerializer(NullForUnknown, serializers.ModelSerializer):
             "primary_category",
             "ai_score",
             "novelty",
+            "novelty_basis",
             "first_year",
             "last_year",
             "collaborators_top",
@@ -216,7 +221,7 @@ class UnlinkedAuthorSerializer(NullForUnknown, serializers.ModelSerializer):
         fields = ["position", "raw_name", "source"]
 
 
-class WorkSerializer(WebURLs):
+class WorkSerializer(PublicationDate, WebURLs):
     url = PageURLField(source="get_absolute_url")
     venue = serializers.CharField(
         source="venue.name", default=None, read_only=True, allow_null=True
@@ -269,7 +274,7 @@ class GrantEntrySerializer(NullForUnknown, serializers.Serializer):
     award_id = serializers.CharField(allow_blank=True)
 
 
-class WorkDetailSerializer(WorkSerializer):
+class WorkDetailSerializer(SourceFacts, WorkSerializer):
     """A work; of its topics and grants (a collaboration's run to thousands) the first
     ``FIRST_ROWS`` each, with their counts."""
 
@@ -458,18 +463,18 @@ class WorkViewSet(VersionedRetrieve, StrictQueryParams, viewsets.ReadOnlyModelVi
     @extend_schema(
         summary="A work's whole byline",
         description="The authorships in byline order, a page at a time.",
-        responses=AuthorshipSerializer(many=True),
+        responses=BylineEntrySerializer(many=True),
         filters=False,
     )
     @action(
         detail=True,
         filter_backends=[],
         pagination_class=Pagination,
-        serializer_class=AuthorshipSerializer,
+        serializer_class=BylineEntrySerializer,
     )
     def authorships(self, request, pk=None):
         byline = self._work().authorships.select_related("author").order_by("position", "id")
-        return self._paged(byline, AuthorshipSerializer)
+        return self._paged(byline.prefetch_related("institutions"), BylineEntrySerializer)
 
 
 class TopicViewSet(StrictQueryParams, viewsets.ReadOnlyModelViewSet):

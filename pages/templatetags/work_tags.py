@@ -3,6 +3,7 @@
 from django import template
 
 from catalogue import identifiers, links
+from catalogue.dates import PartialDate
 from pages import cache as pagecache
 
 register = template.Library()
@@ -18,6 +19,16 @@ def web_url(value: str | None) -> str:
 def openalex_url(openalex_id: str | None) -> str:
     """The record's page at OpenAlex, or "" for a local id in the OpenAlex form (none there)."""
     return identifiers.openalex_url(openalex_id)
+
+
+@register.filter
+def version_date(work) -> PartialDate | None:
+    """The stored date of the version a work's date comes from, to its precision.
+
+    For a row whose date is of another year than its publication year (its
+    ``published`` then states the year alone).
+    """
+    return PartialDate.of(work.publication_date, None, work.publication_date_precision)
 
 
 @register.simple_tag

@@ -165,6 +165,63 @@ def test_work_list_filters_and_detail_has_topics_and_grants(client, researcher):
     assert body["grants"] == [{"funder": "NSF", "award_id": "CNS-1"}]
 
 
+@pytest.mark.parametrize(
+    ("day", "precision", "year", "written"),
+    [
+        (date(2003, 5, 17), "day", 2003, ("2003-05-17", "day")),
+        (date(2003, 5, 1), "month", 2003, ("2003-05", "month")),
+        (date(2003, 1, 1), "year", 2003, ("2003", "year")),
+        (None, "day", 2003, ("2003", "year")),  # a bare year
+        (None, "day", None, (None, None)),  # no date at all
+    ],
+)
+def test_a_works_date_is_given_to_the_sources_precision(client, day, precision, year, written):
+    author = AuthorFactory()
+    work = add_work(
+        author, publication_date=day, publication_date_precision=precision, publication_year=year
+    )
+    listed = client.get(f"/api/v1/authors/{author.pk}/works/").json()["results"]
+    for body in (client.get(f"/api/v1/works/{work.pk}/").json(), *listed):
+        assert (body["publication_date"], body["publication_date_precision"]) == written
+        assert body["publication_year"] == year
+
+
+def test_the_schema_says_the_date_is_as_precise_as_its_source(client):
+    schema = client.get("/api/schema/", HTTP_ACCEPT="application/json").json()
+    work = schema["components"]["schemas"]["Work"]["properties"]
+    assert work["publication_date"]["type"] == "string"
+    assert "2003-05" in work["publication_date"]["description"]
+    assert "format" not in work["publication_date"]  # not a whole date
+    assert work["publication_date_precision"]["nullable"] is True
+
+
+def test_novelty_says_what_it_compares_against(client):
+    author, earlier = AuthorFactory(), AuthorFactory()
+    for year in range(2000, 2010):  # ten earlier works to compare with
+        add_work(earlier, title=f"Earlier study {year}", publication_year=year)
+    add_work(author, title="New", publication_year=2015, prior_similarity=0.1)
+    add_work(author, title="Close", publication_year=2016, prior_similarity=0.5)
+    add_work(author, title="Early", publication_year=2005, prior_similarity=0.0)
+    author_metrics_refresh(author_ids=[author.pk])
+
+    metrics = client.get(f"/api/v1/authors/{author.pk}/").json()["metrics"]
+    assert metrics["novelty"] == 50.0
+    basis = metrics["novelty_basis"]
+    assert {k: v for k, v in basis.items() if k != "description"} == {
+        "new": 1,
+        "judged": 2,
+        "too_few_earlier": 1,
+        "unknown": 0,
+        "threshold": 0.35,
+        "min_earlier_works": 10,
+        "judged_after": "2008-12-31",
+        "comparison_works": 13,
+        "comparison_first_year": 2000,
+        "comparison_last_year": 2016,
+    }
+    assert basis["description"].startswith("1 of 2 works judged resemble no work held here")
+
+
 def test_work_list_queries_do_not_grow_with_works(client, django_assert_max_num_queries):
     for _ in range(30):
         work = WorkFactory()

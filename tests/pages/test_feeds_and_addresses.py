@@ -58,8 +58,12 @@ def test_every_coauthor_is_an_author_element(client):
 def test_updated_is_the_records_own_date_not_the_import_time(client):
     author = AuthorFactory()
     changed = datetime(2023, 3, 4, 5, 6, 7, tzinfo=UTC)
-    with_source_date = WorkFactory(publication_date=date(2019, 1, 2), source_updated_at=changed)
-    only_published = WorkFactory(publication_date=date(2018, 7, 1), source_updated_at=None)
+    with_source_date = WorkFactory(
+        publication_date=date(2019, 1, 2), publication_year=2019, source_updated_at=changed
+    )
+    only_published = WorkFactory(
+        publication_date=date(2018, 7, 1), publication_year=2018, source_updated_at=None
+    )
     for position, work in enumerate([with_source_date, only_published]):
         AuthorshipFactory(work=work, author=author, position=position)
     parsed = feed_of(client, author)
@@ -70,6 +74,36 @@ def test_updated_is_the_records_own_date_not_the_import_time(client):
     assert newer.published.startswith("2019-01-02")
     assert older.updated.startswith("2018-07-01")
     assert parsed.feed.updated == "2023-03-04T05:06:07+00:00"  # the newest record's date
+
+
+@pytest.mark.parametrize(
+    ("day", "precision", "year", "published"),
+    [
+        (date(2003, 5, 17), "day", 2003, "2003-05-17T00:00:00+00:00"),
+        (date(2003, 5, 1), "month", 2003, None),  # May 2003: no day to give
+        (date(2003, 1, 1), "year", 2003, None),
+        (None, "day", 2003, None),  # a bare year
+        (date(2002, 12, 30), "day", 2003, None),  # a date of another year: only the year holds
+    ],
+)
+def test_published_is_given_only_for_a_day_the_source_gives(
+    client, day, precision, year, published
+):
+    author = AuthorFactory()
+    work = WorkFactory(
+        publication_date=day, publication_date_precision=precision, publication_year=year
+    )
+    AuthorshipFactory(work=work, author=author)
+    response = client.get(f"/researchers/{author.pk}/feed.atom")
+    [entry] = ElementTree.fromstring(response.content).iter("{http://www.w3.org/2005/Atom}entry")
+    found = entry.find("{http://www.w3.org/2005/Atom}published")
+    assert (found.text if found is not None else None) == published
+    updated = entry.find("{http://www.w3.org/2005/Atom}updated").text
+    if published is None:  # no first of the month or of January stands in for it
+        assert not updated.startswith(("2003-01-01", "2003-05-01", "2002-12-30"))
+    else:
+        assert updated == published
+    feed_of(client, author)  # still a feed readers accept
 
 
 def test_the_feed_is_well_formed_with_hostile_names(client):

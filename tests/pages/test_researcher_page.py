@@ -74,7 +74,8 @@ def test_page_takes_the_same_queries_for_20_and_2000_works(client, django_assert
     bulk_works(large, 2000, coauthor=AuthorFactory())
 
     # The author for the panels and in full for the page, the count, works, authorships,
-    # unlinked names, the trust score, the follows and the claims: 9.
+    # unlinked names, the trust score, the follows, the claims and the Novelty counts
+    # (the comparison set is kept from the metrics refresh): 10.
     with django_assert_max_num_queries(9):
         small_count, _ = page_queries(client, small)
     with django_assert_max_num_queries(9):
@@ -182,17 +183,51 @@ def test_counts_come_from_the_metrics_row_and_unknown_is_not_zero(client):
 
 
 def test_scores_show_their_formulas(client):
-    author = AuthorFactory()
-    add_work(author, arxiv_primary_category="cs.LG", publication_year=2023)
+    author, earlier = AuthorFactory(), AuthorFactory()
+    for year in range(2000, 2010):  # ten earlier works to compare with
+        add_work(earlier, title=f"Earlier study {year}", publication_year=year)
+    add_work(author, arxiv_primary_category="cs.LG", publication_year=2023, prior_similarity=0.1)
+    add_work(author, arxiv_primary_category="cs.LG", publication_year=2024, prior_similarity=0.6)
     author_metrics_refresh(author_ids=[author.pk])
-    AuthorMetrics.objects.filter(author=author).update(novelty=56)
 
     html = client.get(author.get_absolute_url()).content.decode()
     assert "AI score" in html and "halves every 5 years" in html
     assert '<span class="score-value">100</span>' in html
-    assert "Novelty" in html and '<span class="score-value">56%</span>' in html
+    assert "Novelty" in html and '<span class="score-value">50%</span>' in html
+    assert "1 of 2 works judged" in html and "out of the 12 works" in html
     assert "below 0.35" in html
     assert "Primary category" in html and "cs.LG" in html
+
+
+def test_novelty_without_enough_earlier_works_shows_no_percentage_and_says_why(client):
+    author = AuthorFactory()
+    add_work(author, title="First", publication_year=2020, prior_similarity=0.0)
+    add_work(author, title="Second", publication_year=2021, prior_similarity=0.1)
+    author_metrics_refresh(author_ids=[author.pk])
+
+    html = client.get(author.get_absolute_url()).content.decode()
+    start = html.index('data-testid="novelty"')
+    novelty = html[start : html.index("</div>", start)]
+    assert "%" not in novelty and "no figure" in novelty
+    assert "No figure: none of these works had 10 earlier works held here" in novelty
+    assert "the site holds 2 works with a date and a title or abstract (2020–2021)" in novelty
+
+
+def test_a_version_date_of_another_year_keeps_its_precision(client):
+    author = AuthorFactory()
+    add_work(
+        author,
+        title="Old row",
+        publication_date=date(2019, 10, 1),
+        publication_date_precision="month",
+        publication_year=2020,
+    )
+    html = client.get(author.get_absolute_url()).content.decode()
+    assert '<span class="work-year" title="Year of publication">2020</span>' in html
+    assert (
+        '<time class="work-date" datetime="2019-10" title="Date of this version">(Oct 2019)' in html
+    )
+    assert "1 Oct 2019" not in html and "2019-10-01" not in html
 
 
 def test_page_without_metrics_says_so(client):

@@ -3,7 +3,7 @@ import time
 from django.core.management.base import BaseCommand
 
 import similarity
-from catalogue import metrics
+from catalogue import novelty
 from similarity import neighbours
 
 
@@ -33,7 +33,7 @@ class Command(BaseCommand):
             outcome = similarity.similarities_compute_all(corpus=corpus, progress=self._progress)
         if outcome.priors_changed:
             authors = similarity.authors_of_works(outcome.priors_changed)
-            metrics.author_novelty_refresh(author_ids=authors)
+            novelty.author_novelty_refresh(author_ids=authors)
         self.stdout.write(f"{outcome} in {time.monotonic() - started:.1f} s.")
 
     def _progress(self, done: int, total: int) -> None:
