@@ -357,13 +357,25 @@ def _bylines_of(ids: list[int]) -> dict[int, list[Record]]:
     return found
 
 
-def _kept_entries(ids: list[int], author_id: int, pinned: bool) -> str | None:
-    """The entries of the works ``ids`` when the cache holds every one, else None."""
+def _kept_entries(ids: list[int], author_id: int, pinned: bool) -> tuple[list[str], dict]:
+    """The keys of the entries of the works ``ids``, and the entries the cache holds."""
     records = _bylines_of(ids)
     versions = versions_current({record for rs in records.values() for record in rs})
     keys = [_fragment_key(pk, records[pk], versions, author_id, pinned) for pk in ids]
-    found = cache.get_many(keys)
-    return "".join(found[key] for key in keys) if len(found) == len(keys) else None
+    return keys, cache.get_many(keys)
+
+
+def _entries_by_id(listed, author_id: int, pinned: bool, render) -> str:
+    """The entries of works not read yet (``search.WorksById``: ``ids``, ``subset``): those
+    the cache holds, and the others read and rendered, each under the key found for it
+    (the versions were read before the works)."""
+    keys, found = _kept_entries(listed.ids, author_id, pinned)
+    missing = {pk: key for pk, key in zip(listed.ids, keys, strict=True) if key not in found}
+    if missing:
+        fresh = {missing[work.pk]: render(work) for work in listed.subset(list(missing))}
+        cache.set_many(fresh, PAGE_TIMEOUT)
+        found |= fresh
+    return "".join(found.get(key, "") for key in keys)  # a work gone since is left out
 
 
 def work_items_render(works, *, page_author=None, pinned: bool = False) -> SafeString:
@@ -373,20 +385,19 @@ def work_items_render(works, *, page_author=None, pinned: bool = False) -> SafeS
     the page versions of all of them, read in one round trip; entries of a page
     are fetched together and only the missing ones are rendered. Signed-in
     visitors get them too: nothing in an entry depends on who looks. Works not
-    read yet (``search.WorksById``) are read only when an entry is missing.
+    read yet (``search.WorksById``) are read only when their entry is missing.
     """
     template = get_template("publications/_work_item.html")
     author_id = page_author.pk if page_author is not None else 0
-    ids = getattr(getattr(works, "object_list", works), "ids", None)
-    if settings.PAGE_CACHE and ids:
-        kept = _kept_entries(ids, author_id, pinned)
-        if kept is not None:
-            return mark_safe(kept)  # noqa: S308 - rendered by the template below
-    works = list(works)
+    listed = getattr(works, "object_list", works)
 
     def render(work) -> str:
         return template.render({"work": work, "page_author": page_author, "pinned": pinned})
 
+    if settings.PAGE_CACHE and getattr(listed, "ids", None):
+        entries = _entries_by_id(listed, author_id, pinned, render)
+        return mark_safe(entries)  # noqa: S308 - rendered by the template below
+    works = list(works)
     if not settings.PAGE_CACHE or not works:
         return mark_safe("".join(render(work) for work in works))  # noqa: S308 - escaped by the template
     versions = versions_current(work_records(works))

@@ -21,6 +21,7 @@ from pages import cache as pagecache
 from pages.conditional import conditional, work_records
 from search import names as name_search
 from search import works as search_service
+from search.matches import WorksById
 
 SEARCH_WORKS_PER_PAGE = 20
 SEARCH_AUTHORS = 8  # researchers shown above the works; more behind a link
@@ -126,10 +127,12 @@ def _search_results(request: HttpRequest, form, query: str) -> dict:
     }
 
 
-def _person_works(person: Author) -> list[Work]:
-    """The newest works of the researcher a search names, shown before the matching works."""
-    works = selectors.author_works(person).order_by(*ORDERINGS[Sort.NEWEST])
-    return list(works[:PERSON_WORKS])
+def _person_works(person: Author) -> WorksById:
+    """The newest works of the researcher a search names, shown before the matching works
+    (read only when their list entries are not kept, as the matching works are)."""
+    works = Work.objects.visible().filter(authorships__author=person)
+    newest = works.order_by(*ORDERINGS[Sort.NEWEST]).values_list("pk", flat=True)
+    return WorksById(list(newest[:PERSON_WORKS]))
 
 
 def _search_page(request: HttpRequest) -> tuple[str, list[Work]]:

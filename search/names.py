@@ -112,9 +112,7 @@ def search_authors_first(query: str, limit: int) -> list[Author]:
     """``search_authors(query)[:limit]``, in one query when the words name someone."""
     folded = normalize_name(query)
     if folded and on_postgres():
-        return list(_named(_visible_authors(), query, folded)[:limit]) or list(
-            _authors_like(_visible_authors(), folded)[:limit]
-        )
+        return list(_named(_visible_authors(), query, folded)[:limit]) or _first_like(folded, limit)
     return list(search_authors(query)[:limit])
 
 
@@ -149,19 +147,41 @@ def _authors_like(authors: QuerySet[Author], folded: str) -> QuerySet[Author]:
     table; with sequential scans off for this one query it reads the index.
     """
     try:
-        with query_settings(
-            {
-                "pg_trgm.word_similarity_threshold": f"{NAME_SIMILARITY:.2f}",
-                "statement_timeout": NAME_TIMEOUT_MS,
-                "enable_seqscan": "off",
-            }
-        ):
-            near = Author.objects.visible().filter(normalized_name__trigram_word_similar=folded)
-            ids = list(near.values_list("pk", flat=True)[:NAME_CANDIDATES])
+        with _near_settings():
+            ids = list(_near(folded).values_list("pk", flat=True))
     except DatabaseError:  # the time ran out: no near name rather than a slow page
         ids = []
-    return (
-        authors.filter(pk__in=ids)
-        .annotate(likeness=TrigramWordSimilarity(folded, "normalized_name"))
-        .order_by("-likeness", *EVIDENCE)
+    return _likeness_first(authors.filter(pk__in=ids), folded)
+
+
+def _first_like(folded: str, limit: int) -> list[Author]:
+    """``_authors_like(_visible_authors(), folded)[:limit]`` in one statement."""
+    try:
+        with _near_settings():
+            near = _visible_authors().filter(pk__in=_near(folded))
+            return list(_likeness_first(near, folded)[:limit])
+    except DatabaseError:  # the time ran out: no near name rather than a slow page
+        return []
+
+
+def _near(folded: str) -> QuerySet:
+    """The ids of at most NAME_CANDIDATES visible names close to ``folded``, in no order
+    (an order would read every close name to sort them)."""
+    near = Author.objects.visible().filter(normalized_name__trigram_word_similar=folded)
+    return near.order_by().values("pk")[:NAME_CANDIDATES]
+
+
+def _near_settings():
+    return query_settings(
+        {
+            "pg_trgm.word_similarity_threshold": f"{NAME_SIMILARITY:.2f}",
+            "statement_timeout": NAME_TIMEOUT_MS,
+            "enable_seqscan": "off",
+        }
     )
+
+
+def _likeness_first(authors: QuerySet[Author], folded: str) -> QuerySet[Author]:
+    """``authors``, the closest name to ``folded`` first, then by evidence."""
+    likeness = TrigramWordSimilarity(folded, "normalized_name")
+    return authors.annotate(likeness=likeness).order_by("-likeness", *EVIDENCE)

@@ -1,7 +1,7 @@
 """An index of the visible search rows in citation order (PostgreSQL only).
 
 A search for a common word ranks only the most cited of its matches
-(search.works.SampledMatches); the planner finds them by walking this
+(search.matches.SampledMatches); the planner finds them by walking this
 index and stopping once it has enough, whatever the corpus size.
 """
 
