@@ -6,7 +6,7 @@ back, so ``audit_undo`` can reverse a merge, a split or a candidate decision
 exactly. Decisions that imports must obey are stored as LinkConstraints.
 
 One module per thing curated (``works``, ``authors``, ``candidates``,
-``imports``), the audit trail in ``audit`` and ``undo``; the services are
+``splits``, ``imports``), the audit trail in ``audit`` and ``undo``; the services are
 importable from here.
 """
 
@@ -25,12 +25,19 @@ _FACE = {
     "author_merge_preview": "curation.authors",
     "author_split": "curation.authors",
     "author_split_preview": "curation.authors",
+    "identity_candidate_refuse": "curation.identity_requests",
+    "identity_request_approve": "curation.identity_requests",
+    "identity_request_make": "curation.identity_requests",
+    "identity_request_reject": "curation.identity_requests",
+    "identity_request_undo": "curation.undo",
     "import_problem_ignore": "curation.imports",
     "import_problem_retry": "curation.imports",
     "import_run_cancel": "curation.imports",
     "import_run_retry": "curation.imports",
     "merge_candidate_keep_apart": "curation.candidates",
     "merge_candidate_merge": "curation.candidates",
+    "split_proposal_keep_whole": "curation.splits",
+    "split_proposal_split": "curation.splits",
     "work_merge": "curation.works",
 }
 
@@ -52,11 +59,18 @@ __all__ = [
     "author_merge_preview",
     "author_split",
     "author_split_preview",
+    "identity_candidate_refuse",
+    "identity_request_approve",
+    "identity_request_make",
+    "identity_request_reject",
+    "identity_request_undo",
     "import_problem_ignore",
     "import_problem_retry",
     "import_run_cancel",
     "import_run_retry",
     "merge_candidate_keep_apart",
     "merge_candidate_merge",
+    "split_proposal_keep_whole",
+    "split_proposal_split",
     "work_merge",
 ]

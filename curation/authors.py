@@ -98,13 +98,18 @@ def _movable_constraints(source: Author, target: Author):
 
 
 def author_merge(
-    *, source: Author, target: Author, actor: Actor, candidate: MergeCandidate | None = None
+    *,
+    source: Author,
+    target: Author,
+    actor: Actor,
+    candidate: MergeCandidate | None = None,
+    by: str = "staff",
 ) -> AuditEvent:
     """Merge ``source`` into ``target``: its works, affiliations and source records move.
 
     Where both are on the same work, source's authorship is deleted (kept in the
     audit data). Source stays as a record merged into target, so its ids still
-    resolve and its page redirects.
+    resolve and its page redirects. ``by`` says who decided, in the link's reason.
     """
     with transaction.atomic():
         source = Author.objects.select_for_update().get(pk=source.pk)
@@ -119,7 +124,7 @@ def author_merge(
         source.merged_into = target
         source.save(update_fields=["merged_into"])
         changes: dict = {}
-        reason = "Merged by staff" + (f" (merge candidate #{candidate.pk})" if candidate else "")
+        reason = f"Merged by {by}" + (f" (merge candidate #{candidate.pk})" if candidate else "")
         constraint_set(
             changes,
             kind=MUST,

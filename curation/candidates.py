@@ -63,8 +63,11 @@ def _surviving(record):
     return record
 
 
-def merge_candidate_keep_apart(*, candidate: MergeCandidate, actor: Actor) -> AuditEvent:
-    """Staff say the pair are two records: later imports never raise the pair again."""
+def merge_candidate_keep_apart(
+    *, candidate: MergeCandidate, actor: Actor, by: str = "staff"
+) -> AuditEvent:
+    """Staff (or the owner of one side, ``by``) say the pair are two records: later
+    imports never raise the pair again."""
     with transaction.atomic():
         candidate = _open_candidate(candidate)
         changes: dict = {}
@@ -72,7 +75,7 @@ def merge_candidate_keep_apart(*, candidate: MergeCandidate, actor: Actor) -> Au
             pair = {"author_id": candidate.author_a_id, "other_author_id": candidate.author_b_id}
         else:
             pair = {"work_id": candidate.work_a_id, "other_work_id": candidate.work_b_id}
-        reason = f"Kept apart by staff (merge candidate #{candidate.pk})"
+        reason = f"Kept apart by {by} (merge candidate #{candidate.pk})"
         constraint_set(changes, kind=CANNOT, actor=actor, reason=reason, **pair)
         before = candidate_decide(candidate, MergeCandidate.Status.KEPT_APART, actor)
         return audit_record(

@@ -248,6 +248,44 @@ def candidate_decision_event(candidate: MergeCandidate) -> AuditEvent | None:
     return None
 
 
+# Split proposals --------------------------------------------------------------
+
+
+def split_groups(proposal: models.SplitProposal) -> list[dict]:
+    """The groups of a split proposal with their works (title and year), largest first:
+    the first stays on the record, the others would each become a record of their own.
+    A work the record no longer holds is listed as gone."""
+    ids = {int(w) for group in proposal.groups for w in group.get("work_ids", ())}
+    works = Work.objects.filter(pk__in=ids).only("pk", "title", "publication_year")
+    found = {w.pk: w for w in works}
+    held = set(
+        Authorship.objects.filter(author_id=proposal.author_id, work_id__in=ids).values_list(
+            "work_id", flat=True
+        )
+    )
+    ordered = sorted(proposal.groups, key=lambda g: len(g.get("work_ids", ())), reverse=True)
+    return [
+        {
+            "summary": group.get("summary", ""),
+            "role": "stays on the record" if n == 0 else "becomes a new record",
+            "works": [
+                {"work": found.get(int(w)), "pk": int(w), "held": int(w) in held}
+                for w in group.get("work_ids", ())
+            ],
+        }
+        for n, group in enumerate(ordered)
+    ]
+
+
+def split_decision_event(proposal: models.SplitProposal) -> AuditEvent | None:
+    """The audit event that decided this proposal."""
+    return AuditEvent.objects.filter(
+        action__in=["split_proposal_split", "split_proposal_keep_whole"],
+        target_type=models.SplitProposal._meta.label_lower,
+        target_id=str(proposal.pk),
+    ).first()
+
+
 # Import runs ------------------------------------------------------------------
 
 

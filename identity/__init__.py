@@ -3,7 +3,8 @@
 Pure Python, independent of the web application: ``names`` reads and compares
 personal names, ``evidence`` weighs what two bylines (or two groups of them)
 have in common, ``clusters`` groups the bylines of a name block under
-constraints and ``resolve`` is the entry point.
+constraints and ``resolve`` is the entry point; ``communities`` groups the
+bylines of one record into the people it may hold.
 """
 
 from identity.clusters import Candidate, Resolution, Thresholds, resolve

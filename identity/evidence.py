@@ -41,6 +41,7 @@ SUBJECT_CAP = 2.5  # most that a shared subject (topics, venue, references, word
 COAUTHORS_BY_CHANCE = 30  # co-authors of a group beyond which one shared says less
 BYLINES_PER_PERSON = 10  # to turn bylines of one name into a number of people bearing it
 COAUTHORS_APART = 8  # co-authors each of two groups must have for none shared to count
+SOURCE_APART = 2.0  # what two source author ids say against one person (see ``weigh``)
 
 
 @dataclass(slots=True)
@@ -194,6 +195,10 @@ def weigh(
     if level == INCOMPATIBLE:
         return Evidence(NEVER, ["names disagree"])
     logit = _name_prior(a, b, level, crowd, freq, reasons)
+    if a.source_ids and b.source_ids and not (a.source_ids & b.source_ids):
+        # The source that gave each side its id judged them two people, on evidence not
+        # all seen here (the name it saw too): only evidence beyond the name says otherwise.
+        logit -= SOURCE_APART
     if a.orcids & b.orcids:
         logit += 12.0
         _say(reasons, "same ORCID")

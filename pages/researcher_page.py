@@ -28,6 +28,7 @@ from catalogue.models import Author, AuthorMetrics, ImportRun, Source, Work
 from catalogue.novelty import NoveltyBasis, novelty_basis
 from catalogue.permissions import ADD, admin_allows
 from pages.charts import Chart, citations_chart
+from pages.maybe_you import MaybeYou, these_may_be_you
 from profiles.claims.services import PanelState as ClaimPanel
 from profiles.claims.services import claim_panel_state
 from profiles.collaboration.forms import InvitationForm
@@ -190,6 +191,7 @@ class ResearcherViewer:
     collaboration: CollaborationPanel
     invitation_form: InvitationForm | None
     works_import: WorksImport | None = None
+    maybe_you: MaybeYou | None = None  # for the record's owner: "These may be you"
 
 
 @dataclass(frozen=True)
@@ -232,12 +234,14 @@ def researcher_viewer(*, author: Author, viewer) -> ResearcherViewer:
     ``author`` comes with its profile selected.
     """
     collaboration = collaboration_panel_state(author=author, user=viewer)
+    claim = claim_panel_state(author=author, user=viewer)
     return ResearcherViewer(
         follow=follow_state(author=author, user=viewer),
-        claim=claim_panel_state(author=author, user=viewer),
+        claim=claim,
         collaboration=collaboration,
         invitation_form=InvitationForm() if collaboration.state == "can_invite" else None,
         works_import=works_import(author=author, viewer=viewer),
+        maybe_you=these_may_be_you(author=author) if claim.mine_holds else None,
     )
 
 

@@ -30,12 +30,14 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name="author",
             name="name_block",
-            field=models.CharField(blank=True, db_index=True, default="", max_length=120),
+            field=models.CharField(
+                blank=True, db_default="", db_index=True, default="", max_length=120
+            ),
         ),
         migrations.AddField(
             model_name="authorship",
             name="evidence",
-            field=models.CharField(blank=True, default="", max_length=300),
+            field=models.CharField(blank=True, db_default="", default="", max_length=300),
         ),
         migrations.CreateModel(
             name="IdentityRequest",

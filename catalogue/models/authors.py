@@ -27,7 +27,9 @@ class Author(TimeStamped):
     normalized_name = models.CharField(max_length=300, db_index=True)
     # Surname and first initial as the identity engine groups names ("maestro_a"):
     # the records a bare byline of that block is weighed against. Kept by save().
-    name_block = models.CharField(max_length=120, db_index=True, blank=True, default="")
+    name_block = models.CharField(
+        max_length=120, db_index=True, blank=True, default="", db_default=""
+    )
     alternative_names = JSONField(default=list, blank=True)
     openalex_id = models.CharField(max_length=32, blank=True, null=True)
     orcid = models.CharField("ORCID iD", max_length=19, blank=True, null=True)

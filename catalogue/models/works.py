@@ -262,7 +262,7 @@ class Authorship(models.Model):
     confidence = models.FloatField(default=1.0)
     # Why the record holds this byline, in words: "OpenAlex author id", "ORCID",
     # "name: same full name, 3 shared co-authors, EPFL". Blank for links older than it.
-    evidence = models.CharField(max_length=300, blank=True, default="")
+    evidence = models.CharField(max_length=300, blank=True, default="", db_default="")
 
     objects = AuthorshipQuerySet.as_manager()
 

@@ -6,15 +6,15 @@ import logging
 
 from django.db import transaction
 
-from catalogue import signals
 from catalogue.models import ImportRun
 from ingestion.importing.problems import external_id, problem_for
-from ingestion.importing.sending import REFRESH_AUTHOR_METRICS, task_send
+from ingestion.importing.sending import authors_changed_announce
 from ingestion.ingest.author_records import ingest_authors, ingest_institutions
 from ingestion.ingest.batch import BatchResult
 from ingestion.ingest.conflicts import ConflictingIdentifier
 from ingestion.ingest.entities import upsert_topics, upsert_venues
 from ingestion.ingest.works import ingest_works
+from ingestion.people.resolving import send_blocks
 from ingestion.records import MappingError
 
 logger = logging.getLogger("publications")
@@ -85,7 +85,7 @@ def import_payload(*, run: ImportRun | None, entity: str, payload) -> BatchResul
         if result.rejected:
             raise ConflictingIdentifier(result.rejected[0][1])
         if result.author_ids:
-            follow_up_queue(sorted(result.author_ids), sorted(result.work_ids))
+            follow_up_queue(sorted(result.author_ids), sorted(result.work_ids), result.name_blocks)
     return result
 
 
@@ -133,9 +133,14 @@ def lost_to_another_writer(exc: BaseException) -> bool:
     return getattr(cause, "sqlstate", None) in {"40P01", "40001"}
 
 
-def follow_up_queue(author_ids: list[int], work_ids: list[int]) -> None:
+def follow_up_queue(author_ids: list[int], work_ids: list[int], name_blocks=()) -> None:
+    """On commit: renew the authors' figures, announce the change, and send the name
+    blocks to weigh again (``BatchResult.name_blocks``) to the identity tasks."""
+    blocks = sorted(name_blocks)
+
     def follow_up() -> None:
-        task_send(REFRESH_AUTHOR_METRICS, author_ids)
-        signals.authors_changed.send(sender=ImportRun, author_ids=author_ids, work_ids=work_ids)
+        authors_changed_announce(author_ids, work_ids)
+        if blocks:
+            send_blocks(blocks)
 
     transaction.on_commit(follow_up)

@@ -198,7 +198,9 @@ def write_batch(
                     total=total,
                 )
                 if result.author_ids:
-                    follow_up_queue(sorted(result.author_ids), sorted(result.work_ids))
+                    follow_up_queue(
+                        sorted(result.author_ids), sorted(result.work_ids), result.name_blocks
+                    )
             return prepared.external_ids(changed, mapped)
         except DatabaseError as exc:
             if attempt == RETRIES or not lost_to_another_writer(exc):

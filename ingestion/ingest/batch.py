@@ -18,6 +18,9 @@ class BatchResult:
     unchanged: int = 0
     author_ids: set[int] = field(default_factory=set)
     work_ids: set[int] = field(default_factory=set)
+    # Name blocks where the batch made a record with an id beside other records: the
+    # identity engine weighs them again after the commit (``ingestion.people``).
+    name_blocks: set[str] = field(default_factory=set)
     # Records not written, each with why: (payload, reason), e.g. an identifier another work holds.
     rejected: list[tuple[dict, str]] = field(default_factory=list)
 
@@ -27,6 +30,7 @@ class BatchResult:
         self.unchanged += other.unchanged
         self.author_ids |= other.author_ids
         self.work_ids |= other.work_ids
+        self.name_blocks |= other.name_blocks
         self.rejected += other.rejected
 
 

@@ -29,12 +29,18 @@ from dataclasses import dataclass
 from catalogue.identifiers import normalize_name, surname
 from catalogue.models import Author, Authorship, MergeCandidate
 from identity import Byline
-from identity.names import block_key, parse_name
+from identity.names import block_key
 from ingestion.ingest.entities import institution_key
 from ingestion.ingest.rows import any_of, build, insert_objects, present_in
 from ingestion.ingest.versions import align
 from ingestion.people.matching import evidence_text, place
-from ingestion.people.records import institution_keys, record_key, work_key
+from ingestion.people.records import (
+    crowded_blocks,
+    fullness,
+    institution_keys,
+    record_key,
+    work_key,
+)
 from ingestion.records import AuthorRef, WorkRecord
 
 KNOWN_COLUMNS = ["id", "openalex_id", "orcid", "merged_into"]
@@ -128,6 +134,7 @@ class AuthorResolver:
         # a following record aligns with): evidence for the bare names of the batch.
         self._anchors: list[Byline] = []
         self.absorbed: dict[int, int] = {}  # provisional record -> the record it is folded into
+        self.created_blocks: set[str] = set()  # name blocks of the records made with an id
         self._items: list[Item] = []
         # (work id, position) -> the reference left unlinked (see the module docstring).
         self.unlinked: dict[tuple[int, int], AuthorRef] = {}
@@ -163,6 +170,12 @@ class AuthorResolver:
             if ref.openalex_id or ref.orcid
         }
 
+    def shared_blocks(self) -> set[str]:
+        """Name blocks where this batch made a record with an id beside another record:
+        the new record may be a person the other is (a source splitting one under two
+        ids), or the evidence a provisional record there waited for."""
+        return crowded_blocks(self.created_blocks)
+
     def follow(self, items: list[Item]) -> None:
         """Take in records that do not write their work's byline (``versions``).
 
@@ -194,6 +207,7 @@ class AuthorResolver:
             # each other in the same order instead of deadlocking.
             fresh = [_new_author(missing[key], self.institutions) for key in sorted(missing)]
             insert_objects(fresh, ignore_conflicts=True)
+            self.created_blocks.update(a.name_block for a in fresh if a.name_block)
             # Read back only what was missing (another worker may have created some first).
             found.update(self._read_identified(list(missing.values())))
         self._fill_blanks(found, refs)
@@ -367,19 +381,13 @@ def _name(item: Item, ref: AuthorRef) -> str:
 
 def _spawn(names: list[str]) -> Author:
     """One new record for a group of newcomers, under the fullest form of its name."""
-    author = _new_author(AuthorRef(0, max(names, key=_fullness)))
+    author = _new_author(AuthorRef(0, max(names, key=fullness)))
     author.save()
     return author
 
 
 def _confidence(score: float) -> float:
     return round(min(max(score, 0.0), 1.0), 3)
-
-
-def _fullness(name: str) -> tuple[int, int]:
-    """Full given names before initials, then the longer form."""
-    parsed = parse_name(name)
-    return (sum(1 for part in parsed.given if part.full), len(name))
 
 
 def _person(who: tuple[str, int], spawned: dict[int, Author]) -> int | None:

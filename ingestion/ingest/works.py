@@ -320,6 +320,7 @@ class WorkBatch:
         self.result.author_ids |= writer.commit()
         self.result.author_ids |= fold_records(resolver.absorbed)
         self.result.author_ids |= reconsider(resolver.placed_blocks(items))
+        self.result.name_blocks |= resolver.shared_blocks()
         write_unlinked(pending, resolver.unlinked)
 
     # Topics and grants ---------------------------------------------------------

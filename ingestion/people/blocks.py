@@ -8,9 +8,11 @@ folds each provisional record the evidence puts with another record into it,
 so the same files give the same people whatever order they arrive in.
 
 ``resolve_block`` does the whole of it for one block (the re-resolve task and
-command): provisional records are folded, and pairs of records the evidence
-says may be one person (a source that split a person under two ids) are raised
-as merge candidates with their evidence, for staff or the owner to decide.
+command): provisional records are folded, pairs of records the evidence says
+may be one person (a source that split a person under two ids) are raised as
+merge candidates with their evidence, and records whose works look like two
+people or more get a split proposal (``splits``), for staff or the owner to
+decide.
 Records with ids merge only on id-level proof: an ORCID is held by one record
 at most, so a record arriving with a known ORCID already goes to its holder.
 """
@@ -24,6 +26,7 @@ from ingestion.ingest.title_matches import candidate_pair, kept_apart_pairs, rai
 from ingestion.people.folding import fold_records
 from ingestion.people.matching import evidence_text, place
 from ingestion.people.records import loose_blocks
+from ingestion.people.splits import split_block
 
 CANDIDATES_PER_BLOCK = 50
 
@@ -33,6 +36,7 @@ class BlockReport:
     key: str
     folded: set[int] = field(default_factory=set)
     candidates: int = 0
+    splits: int = 0
 
 
 def reconsider(blocks: set[str]) -> set[int]:
@@ -45,10 +49,18 @@ def reconsider(blocks: set[str]) -> set[int]:
 
 
 def resolve_block(key: str) -> BlockReport:
-    """Fold the block's provisional records and raise its record pairs as candidates."""
+    """Fold the block's provisional records, raise its record pairs as candidates and
+    propose splits of its records that look like several people."""
     report = BlockReport(key)
     outcome = place([], [], {}, blocks={key}, between_records=True)
     report.folded = fold_records(outcome.absorbed)
+    report.candidates = raise_candidates(outcome)
+    report.splits = split_block(key)
+    return report
+
+
+def raise_candidates(outcome) -> int:
+    """Write the record pairs of ``outcome`` not raised or kept apart before."""
     rows = []
     for pair in outcome.pairs[:CANDIDATES_PER_BLOCK]:
         left, right = (outcome.absorbed.get(p[1], p[1]) for p in (pair.left, pair.right))
@@ -66,5 +78,4 @@ def resolve_block(key: str) -> BlockReport:
     known = kept_apart_pairs(rows) | raised_pairs(rows)
     fresh = {candidate_pair(c): c for c in rows if candidate_pair(c) not in known}
     MergeCandidate.objects.bulk_create(list(fresh.values()), ignore_conflicts=True)
-    report.candidates = len(fresh)
-    return report
+    return len(fresh)

@@ -6,6 +6,14 @@ carrying the work's co-authors, topics, venue, year and title words. All of a
 record's bylines share a source author id (``a<pk>``): the engine keeps them
 together as one person and never merges two records on its own, since only an
 ORCID proves that two records are one person.
+
+The anchor carries the record's label (the name and ORCID its source gave the
+person) only when a work held here prints that name: a label whose first name
+no byline of the record prints in full ("Joel Roberts" over works printing
+"J.C. Roberts", "Jay B. Dean" over "Jeffrey Dean") is the source's guess at who
+the bylines are, and a wrong guess would keep the record from another record of
+the same person ("different ORCIDs", "names disagree"). Such an anchor takes the
+fullest name its works print, and no ORCID.
 """
 
 from __future__ import annotations
@@ -13,12 +21,12 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 
-from django.db.models import F, Q, Window
+from django.db.models import Count, F, Q, Window
 from django.db.models.functions import RowNumber
 
 from catalogue.models import Author, Authorship, LinkConstraint, Work, WorkTopic
 from identity import Byline
-from identity.names import INCOMPATIBLE, compatible
+from identity.names import INCOMPATIBLE, VARIANT, compatible, parse_name
 
 WORKS_PER_RECORD = 40  # the most recent works of a record that speak for it
 RECORDS_PER_BLOCK = 400  # past this, only records whose names agree with a newcomer's
@@ -104,22 +112,25 @@ def loose_blocks(blocks: set[str]) -> set[str]:
     return set(rows.values_list("name_block", flat=True).distinct())
 
 
+def crowded_blocks(blocks: set[str]) -> set[str]:
+    """Those of ``blocks`` that hold two visible records or more (one indexed query)."""
+    if not blocks:
+        return set()
+    rows = (
+        Author.objects.visible()
+        .filter(name_block__in=blocks)
+        .values("name_block")
+        .annotate(held=Count("pk"))
+        .filter(held__gt=1)
+    )
+    return set(rows.values_list("name_block", flat=True))
+
+
 def record_bylines(authors: list[Author], per_record: int = WORKS_PER_RECORD) -> list[Byline]:
     """Anchor and work bylines of ``authors`` (see the module docstring)."""
     if not authors:
         return []
     ids = [a.pk for a in authors]
-    bylines = [
-        Byline(
-            id=anchor_id(a.pk),
-            name=a.display_name,
-            work_id=anchor_id(a.pk),
-            institutions=institution_keys([a.last_known_institution_id]),
-            orcid=a.orcid or "",
-            source_author_id=record_key(a.pk),
-        )
-        for a in authors
-    ]
     ranked = Authorship.objects.filter(author_id__in=ids).annotate(
         rank=Window(RowNumber(), partition_by=[F("author_id")], order_by=F("work_id").desc())
     )
@@ -130,8 +141,11 @@ def record_bylines(authors: list[Author], per_record: int = WORKS_PER_RECORD) ->
     )
     context = work_context({work_id for _, _, work_id, *_ in own})
     places = _places([pk for pk, *_ in own])
+    printed: dict[int, list[str]] = defaultdict(list)
+    works = []
     for pk, author_id, work_id, raw_name, affiliation, display_name in own:
-        bylines.append(
+        printed[author_id].append(raw_name or display_name)
+        works.append(
             context.byline(
                 id=f"as:{pk}",
                 name=raw_name or display_name,
@@ -141,7 +155,40 @@ def record_bylines(authors: list[Author], per_record: int = WORKS_PER_RECORD) ->
                 institutions=places.get(pk, ()),
             )
         )
-    return bylines
+    return [_anchor(a, printed.get(a.pk, [])) for a in authors] + works
+
+
+def _anchor(author: Author, printed: list[str]) -> Byline:
+    """The byline standing for the record itself: its label, if its works bear it out."""
+    supported = label_supported(author.display_name, printed)
+    return Byline(
+        id=anchor_id(author.pk),
+        name=author.display_name if supported else max(printed, key=fullness),
+        work_id=anchor_id(author.pk),
+        institutions=institution_keys([author.last_known_institution_id]),
+        orcid=(author.orcid or "") if supported else "",
+        source_author_id=record_key(author.pk),
+    )
+
+
+def label_supported(label: str, printed: list[str]) -> bool:
+    """Whether the names printed on a record's works bear out the name it is labelled
+    with: one of them gives its first name in full (or a variant of it), or, for a
+    label with initials only, agrees with it. A record without works contradicts
+    nothing."""
+    if not printed:
+        return True
+    level = max(compatible(label, name) for name in set(printed))
+    first = parse_name(label).first
+    if first is None or not first.full:
+        return level != INCOMPATIBLE
+    return level >= VARIANT
+
+
+def fullness(name: str) -> tuple[int, int]:
+    """Full given names before initials, then the longer form."""
+    parsed = parse_name(name)
+    return (sum(1 for part in parsed.given if part.full), len(name))
 
 
 def _places(authorship_ids: list[int]) -> dict[int, tuple[str, ...]]:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import logging
+from functools import partial
 
 from celery import current_app
 from django.db import transaction
 
 from catalogue.models import Author
-from ingestion.importing.ingesting import follow_up_queue
+from ingestion.importing.sending import authors_changed_announce
 from ingestion.people.blocks import resolve_block
 
 logger = logging.getLogger(__name__)
@@ -19,15 +20,16 @@ BLOCKS_PER_TASK = 20
 
 def resolve_blocks(keys: list[str]) -> dict:
     """Resolve each block in a transaction of its own; refresh the records that changed."""
-    folded, candidates = set(), 0
+    folded, candidates, splits = set(), 0, 0
     for key in keys:
         with transaction.atomic():
             report = resolve_block(key)
         folded |= report.folded
         candidates += report.candidates
+        splits += report.splits
     if folded:
-        follow_up_queue(sorted(folded), [])
-    return {"blocks": len(keys), "folded": len(folded), "candidates": candidates}
+        transaction.on_commit(partial(authors_changed_announce, sorted(folded), []))
+    return {"blocks": len(keys), "folded": len(folded), "candidates": candidates, "splits": splits}
 
 
 def all_blocks() -> list[str]:

@@ -8,6 +8,7 @@ Mounted at the site root: researcher pages live under ``researchers/``, claims u
 from django.urls import include, path
 
 from pages import exports as export_views
+from pages import maybe_you_views
 from pages import researchers as views
 from pages.feeds import researcher_feed
 from profiles.claims import views as claim_views
@@ -52,6 +53,26 @@ claim_pages = [
         "researchers/<int:pk>/works/<int:work_pk>/restore/",
         claim_views.work_restore,
         name="work_restore",
+    ),
+    path(
+        "researchers/<int:pk>/maybe-you/records/<int:other_pk>/join/",
+        maybe_you_views.record_join,
+        name="maybe_you_record_join",
+    ),
+    path(
+        "researchers/<int:pk>/maybe-you/bylines/<int:work_pk>/<int:position>/join/",
+        maybe_you_views.byline_join,
+        name="maybe_you_byline_join",
+    ),
+    path(
+        "researchers/<int:pk>/maybe-you/candidates/<int:candidate_pk>/not-me/",
+        maybe_you_views.candidate_not_me,
+        name="maybe_you_not_me",
+    ),
+    path(
+        "researchers/<int:pk>/maybe-you/requests/<int:request_pk>/undo/",
+        maybe_you_views.request_undo,
+        name="maybe_you_undo",
     ),
     path("claims/", claim_views.claim_list, name="claim_list"),
     path("claims/<int:pk>/", claim_views.claim_detail, name="claim_detail"),

@@ -30,6 +30,7 @@ from catalogue.models import (
     Work,
 )
 from ingestion.importing.requesting import Via, import_run_request
+from profiles.claims import leaving
 from profiles.claims.services import ClaimError
 from profiles.models import MAX_PINNED_WORKS, Claim, Profile
 
@@ -143,8 +144,10 @@ def _constraint_set(*, author: Author, work: Work, kind: str, actor, reason: str
     earlier = LinkConstraint.objects.filter(
         author=author, work=work, other_author__isnull=True, other_work__isnull=True
     ).first()
-    replaced = {"kind": earlier.kind, "source": earlier.source} if earlier else None
+    replaced = None
     if earlier:
+        replaced = {"kind": earlier.kind, "source": earlier.source, "reason": earlier.reason}
+        replaced["created_by_id"] = earlier.created_by_id
         earlier.delete()
     row = LinkConstraint.objects.create(
         kind=kind, author=author, work=work, source=Source.CLAIM, reason=reason, created_by=actor
@@ -166,16 +169,16 @@ def work_disown(
             actor=actor,
             reason=reason.strip() or "Not mine, says the owner of the record.",
         )
-        data["authorship"] = {
-            "position": authorship.position,
-            "raw_name": authorship.raw_name,
-            "source": authorship.source,
-            "confidence": authorship.confidence,
-        }
+        data["authorship"] = leaving.authorship_dump(authorship)
+        data["pinned"] = profile.pinned_works.filter(pk=work.pk).exists()
+        evidence = leaving.link_evidence(authorship)
         authorship.delete()
         profile.pinned_works.remove(work)
-        audit_record(
+        event = audit_record(
             actor=actor, action="work_disown", target=author, data={"work_id": work.pk, **data}
+        )
+        leaving.leave_recorded(
+            author=author, work=work, actor=actor, event=event, evidence=evidence
         )
         _changed_later(author.pk)
     return LinkConstraint.objects.get(pk=data["constraint_id"])
@@ -194,6 +197,7 @@ def work_restore(*, profile: Profile, work: Work, actor: AbstractBaseUser) -> No
         audit_record(
             actor=actor, action="work_restore", target=author, data={"work_id": work.pk, **data}
         )
+        leaving.leave_undone(author=author, work=work)
         _changed_later(author.pk)
 
 

@@ -1,4 +1,5 @@
-"""Weigh every name block again: fold provisional records, raise records that may be one."""
+"""Weigh every name block again: fold provisional records, raise records that may be one,
+propose splits of records that look like several people."""
 
 from __future__ import annotations
 
@@ -13,8 +14,9 @@ from ingestion.people.resolving import BLOCKS_PER_TASK, all_blocks, resolve_bloc
 class Command(BaseCommand):
     help = (
         "Re-resolve who is who, one name block at a time: provisional records the "
-        "evidence puts with another record are folded into it, and pairs of records "
-        "that may be one person become merge candidates with their evidence."
+        "evidence puts with another record are folded into it, pairs of records "
+        "that may be one person become merge candidates with their evidence, and "
+        "records whose works look like several people get a split proposal."
     )
 
     def add_arguments(self, parser):
@@ -34,13 +36,14 @@ class Command(BaseCommand):
             sent = send_blocks(keys)
             self.stdout.write(f"{len(keys)} blocks sent in {sent} tasks.")
             return
-        totals = {"blocks": 0, "folded": 0, "candidates": 0}
+        totals = {"blocks": 0, "folded": 0, "candidates": 0, "splits": 0}
         for start in tqdm(range(0, len(keys), BLOCKS_PER_TASK), file=self.stderr._out):
             for name, value in resolve_blocks(keys[start : start + BLOCKS_PER_TASK]).items():
                 totals[name] += value
         self.stdout.write(
             f"{totals['blocks']} blocks: {totals['folded']} records folded, "
-            f"{totals['candidates']} merge candidates raised."
+            f"{totals['candidates']} merge candidates raised, "
+            f"{totals['splits']} split proposals made."
         )
 
 

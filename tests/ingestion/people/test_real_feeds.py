@@ -49,9 +49,9 @@ def test_an_author_feed_gives_the_same_record_whatever_came_before(tmp_path, rea
     _import(tmp_path, real_fixtures / DEL_MAESTRO)
     people = _people_named("Adrian Del Maestro")
     assert len(people) == 1
-    assert people[0].authorships.count() == Work.objects.filter(
-        authorships__author=people[0]
-    ).count()
+    assert (
+        people[0].authorships.count() == Work.objects.filter(authorships__author=people[0]).count()
+    )
     assert not any(a.display_name == "A. Del Maestro" for a in Author.objects.visible())
 
 
