@@ -12,7 +12,20 @@ from catalogue.models.common import Source
 from catalogue.models.works import Work
 
 
-class MergeCandidate(models.Model):
+class Decided(models.Model):
+    """Something raised for a person to decide: when it was raised, who decided and when."""
+
+    created_at = models.DateTimeField(auto_now_add=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        abstract = True
+
+
+class MergeCandidate(Decided):
     """Two works or two authors that may be one; staff decide."""
 
     class Kind(models.TextChoices):
@@ -44,11 +57,6 @@ class MergeCandidate(models.Model):
     status = models.CharField(
         max_length=16, choices=Status.choices, default=Status.OPEN, db_index=True
     )
-    created_at = models.DateTimeField(auto_now_add=True)
-    decided_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    decided_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at"]
@@ -165,7 +173,7 @@ class LinkConstraint(models.Model):
         return f"{self.get_kind_display()}: {left} / {right}"
 
 
-class SplitProposal(models.Model):
+class SplitProposal(Decided):
     """A record whose works fall into groups that look like different people.
 
     Raised by the identity checks (co-author circles, subjects and decades that
@@ -186,11 +194,6 @@ class SplitProposal(models.Model):
     status = models.CharField(
         max_length=16, choices=Status.choices, default=Status.OPEN, db_index=True
     )
-    created_at = models.DateTimeField(auto_now_add=True)
-    decided_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    decided_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-score", "-created_at"]
@@ -204,7 +207,7 @@ class SplitProposal(models.Model):
         return f"Split {self.author} into {len(self.groups)}"
 
 
-class IdentityRequest(models.Model):
+class IdentityRequest(Decided):
     """An owner's word on who is who: "that record is me too", "that byline is mine",
     "that work is not mine". Applied at once on id-level proof, else staff review it."""
 
@@ -243,11 +246,6 @@ class IdentityRequest(models.Model):
     requested_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
     )
-    created_at = models.DateTimeField(auto_now_add=True)
-    decided_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    decided_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at"]

@@ -33,7 +33,7 @@ from identity.names import block_key
 from ingestion.ingest.entities import institution_key
 from ingestion.ingest.rows import any_of, build, insert_objects, present_in
 from ingestion.ingest.versions import align
-from ingestion.people.matching import evidence_text, place
+from ingestion.people.matching import author_candidate, place
 from ingestion.people.records import (
     crowded_blocks,
     fullness,
@@ -346,15 +346,7 @@ class AuthorResolver:
             left, right = _person(pair.left, spawned), _person(pair.right, spawned)
             if left is None or right is None or left == right:
                 continue
-            self.merge_candidates.append(
-                MergeCandidate(
-                    kind=MergeCandidate.Kind.AUTHOR,
-                    author_a_id=min(left, right),
-                    author_b_id=max(left, right),
-                    reason=evidence_text("may be one person", pair.reasons),
-                    score=round(pair.score, 3),
-                )
-            )
+            self.merge_candidates.append(author_candidate(left, right, pair))
 
     def _match_position(self, item: Item, ref: AuthorRef) -> Author | None:
         wanted = surname(ref.name)

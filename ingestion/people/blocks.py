@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from catalogue.models import MergeCandidate
 from ingestion.ingest.title_matches import candidate_pair, kept_apart_pairs, raised_pairs
 from ingestion.people.folding import fold_records
-from ingestion.people.matching import evidence_text, place
+from ingestion.people.matching import author_candidate, place
 from ingestion.people.records import loose_blocks
 from ingestion.people.splits import split_block
 
@@ -66,15 +66,7 @@ def raise_candidates(outcome) -> int:
         left, right = (outcome.absorbed.get(p[1], p[1]) for p in (pair.left, pair.right))
         if "group" in (pair.left[0], pair.right[0]) or left == right:
             continue
-        rows.append(
-            MergeCandidate(
-                kind=MergeCandidate.Kind.AUTHOR,
-                author_a_id=min(left, right),
-                author_b_id=max(left, right),
-                reason=evidence_text("may be one person", pair.reasons),
-                score=round(pair.score, 3),
-            )
-        )
+        rows.append(author_candidate(left, right, pair))
     known = kept_apart_pairs(rows) | raised_pairs(rows)
     fresh = {candidate_pair(c): c for c in rows if candidate_pair(c) not in known}
     MergeCandidate.objects.bulk_create(list(fresh.values()), ignore_conflicts=True)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from catalogue.identifiers import normalize_name
+from catalogue.models import MergeCandidate
 from identity import Byline, Explainer, Thresholds, resolve
 from identity.names import block_key
 from ingestion.people.records import (
@@ -55,6 +56,17 @@ class Outcome:
     names: dict[str, str] = field(default_factory=dict)  # newcomer id -> name as printed
     absorbed: dict[int, int] = field(default_factory=dict)  # provisional record -> record
     pairs: list[Pair] = field(default_factory=list)
+
+
+def author_candidate(left: int, right: int, pair: Pair) -> MergeCandidate:
+    """A merge candidate between two records, with the engine's evidence as its reason."""
+    return MergeCandidate(
+        kind=MergeCandidate.Kind.AUTHOR,
+        author_a_id=min(left, right),
+        author_b_id=max(left, right),
+        reason=evidence_text("may be one person", pair.reasons),
+        score=round(pair.score, 3),
+    )
 
 
 def evidence_text(level: str, reasons: list[str]) -> str:
