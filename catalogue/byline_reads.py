@@ -97,13 +97,15 @@ def byline_total(work: Work) -> int:
 def first_and_last(work: Work, shown: int) -> Window:
     """The first ``shown`` entries and the last (every entry of a byline one longer at most).
 
-    Three small queries whatever the byline's length, long or short.
+    One small query for the keys of a byline that fits, three whatever the length of
+    a longer one.
     """
     keys = _keys(work)
-    first = list(keys.order_by("position", "kind", "id")[:shown])
+    first = list(keys.order_by("position", "kind", "id")[: shown + 2])
+    if len(first) <= shown + 1:  # all of it: the one left over is the last
+        return Window(_entries(first), len(first))
     last = list(keys.order_by("-position", "-kind", "-id")[:1])
-    total = keys.count()
-    return Window(_entries(first + last if total > shown else first), total)
+    return Window(_entries(first[:shown] + last), keys.count())
 
 
 def byline_page(work: Work, number: int, per_page: int) -> Window:

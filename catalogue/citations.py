@@ -13,7 +13,6 @@ from django.core.paginator import Page, Paginator
 from django.db.models import Case, Count, F, Q, QuerySet, Value, When
 
 from catalogue.models import Citation, Work
-from catalogue.selectors import works_with_authors
 
 REFERENCES_PER_PAGE = 25
 CITED_BY_PER_PAGE = 10
@@ -88,14 +87,21 @@ def citing_works(work: Work) -> QuerySet[Work]:
 def listed(references: References, cited_by: CitedBy) -> list[int]:
     """The works held here on the shown pages of both lists (before their rows are read)."""
     cited = references.page.object_list.values_list("cited_id", flat=True)
-    citing = cited_by.page.object_list.values_list("pk", flat=True)
+    citing_rows = cited_by.page.object_list
+    # A page may hold the ids alone (``ids``), the works read only when needed.
+    if hasattr(citing_rows, "ids"):
+        citing = citing_rows.ids
+    else:
+        citing = citing_rows.values_list("pk", flat=True)
     return [pk for pk in (*cited, *citing) if pk]
 
 
 def work_cited_by(work: Work, *, page: object = 1, per_page: int = CITED_BY_PER_PAGE) -> CitedBy:
-    """The works here that cite ``work`` (one page, with authors), and both counts."""
+    """The works here that cite ``work`` (one page), and both counts.
+
+    The page holds the works' rows alone: a list shows kept entries, and reads the
+    bylines of a work only to draw an entry that is not kept.
+    """
     rows = citing_works(work)
     total = rows.count()
-    return CitedBy(
-        total, work.cited_by_count, _paged(works_with_authors(rows), total, page, per_page)
-    )
+    return CitedBy(total, work.cited_by_count, _paged(rows, total, page, per_page))

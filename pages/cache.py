@@ -61,7 +61,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.core.cache import cache
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse
-from django.template.loader import get_template, render_to_string
+from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.http import http_date
 from django.utils.safestring import SafeString, mark_safe
@@ -328,85 +328,14 @@ def anonymous_page(kind: str):
     return decorator
 
 
-def work_records(works) -> set[Record]:
-    """The records a list entry of each of ``works`` shows: the work and its authors."""
-    records = {("work", w.pk) for w in works}
-    records |= {("author", a.author_id) for w in works for a in w.authorships.all()}
+def entry_records(work_ids: list[int]) -> list[Record]:
+    """The records list entries of the works ``work_ids`` show: each work and the
+    linked authors its entry names (the first ``LISTED``), from narrow rows."""
+    records: list[Record] = [("work", pk) for pk in work_ids]
+    if work_ids:
+        rows = firsts(Authorship.objects.filter(work_id__in=work_ids), LISTED)
+        records += [("author", pk) for pk in rows.values_list("author_id", flat=True)]
     return records
-
-
-def _fragment_key(pk: int, records: list[Record], versions: dict, author_id: int, pinned) -> str:
-    tokens = "|".join(versions[_version_key(kind, rpk)] for kind, rpk in [*records, NAMES])
-    digest = hashlib.sha1(tokens.encode(), usedforsecurity=False).hexdigest()[:16]
-    return f"frag:work-item:{pk}:{author_id}:{int(pinned)}:{digest}"
-
-
-def _entry_records(work) -> list[Record]:
-    """The work and the linked authors an entry names (its first ``LISTED``), in byline
-    order, as ``_bylines_of`` reads them."""
-    linked = sorted(work.authorships.all(), key=lambda a: (a.position, a.pk))[:LISTED]
-    return [("work", work.pk), *(("author", a.author_id) for a in linked)]
-
-
-def _bylines_of(ids: list[int]) -> dict[int, list[Record]]:
-    """``_entry_records`` of the works ``ids`` from the narrow authorship rows alone."""
-    found: dict[int, list[Record]] = {pk: [("work", pk)] for pk in ids}
-    rows = firsts(Authorship.objects.filter(work_id__in=ids), LISTED).order_by("position", "pk")
-    for work_id, author_id in rows.values_list("work_id", "author_id"):
-        found[work_id].append(("author", author_id))
-    return found
-
-
-def _kept_entries(ids: list[int], author_id: int, pinned: bool) -> tuple[list[str], dict]:
-    """The keys of the entries of the works ``ids``, and the entries the cache holds."""
-    records = _bylines_of(ids)
-    versions = versions_current({record for rs in records.values() for record in rs})
-    keys = [_fragment_key(pk, records[pk], versions, author_id, pinned) for pk in ids]
-    return keys, cache.get_many(keys)
-
-
-def _entries_by_id(listed, author_id: int, pinned: bool, render) -> str:
-    """The entries of works not read yet (``search.WorksById``: ``ids``, ``subset``): those
-    the cache holds, and the others read and rendered, each under the key found for it
-    (the versions were read before the works)."""
-    keys, found = _kept_entries(listed.ids, author_id, pinned)
-    missing = {pk: key for pk, key in zip(listed.ids, keys, strict=True) if key not in found}
-    if missing:
-        fresh = {missing[work.pk]: render(work) for work in listed.subset(list(missing))}
-        cache.set_many(fresh, PAGE_TIMEOUT)
-        found |= fresh
-    return "".join(found.get(key, "") for key in keys)  # a work gone since is left out
-
-
-def work_items_render(works, *, page_author=None, pinned: bool = False) -> SafeString:
-    """The list entries of ``works`` (authorships prefetched), each kept in the cache.
-
-    An entry shows the work and the names of its authors, so it is kept under
-    the page versions of all of them, read in one round trip; entries of a page
-    are fetched together and only the missing ones are rendered. Signed-in
-    visitors get them too: nothing in an entry depends on who looks. Works not
-    read yet (``search.WorksById``) are read only when their entry is missing.
-    """
-    template = get_template("publications/_work_item.html")
-    author_id = page_author.pk if page_author is not None else 0
-    listed = getattr(works, "object_list", works)
-
-    def render(work) -> str:
-        return template.render({"work": work, "page_author": page_author, "pinned": pinned})
-
-    if settings.PAGE_CACHE and getattr(listed, "ids", None):
-        entries = _entries_by_id(listed, author_id, pinned, render)
-        return mark_safe(entries)  # noqa: S308 - rendered by the template below
-    works = list(works)
-    if not settings.PAGE_CACHE or not works:
-        return mark_safe("".join(render(work) for work in works))  # noqa: S308 - escaped by the template
-    versions = versions_current(work_records(works))
-    keys = [_fragment_key(w.pk, _entry_records(w), versions, author_id, pinned) for w in works]
-    found = cache.get_many(keys)
-    missing = {key: render(work) for key, work in zip(keys, works, strict=True) if key not in found}
-    if missing:
-        cache.set_many(missing, PAGE_TIMEOUT)
-    return mark_safe("".join(found.get(key) or missing[key] for key in keys))  # noqa: S308
 
 
 # Pages shared by every visitor, with the parts drawn for each visitor left as slots.

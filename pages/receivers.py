@@ -3,21 +3,38 @@
 Domain code never touches the page cache. Model saves and deletes, and the signals
 the apps send when they write what pages show (an import batch, refreshed metrics,
 trust scores, "More like this" lists), bump the versions of the pages that show them
-(``pages.cache``).
+(``pages.cache``); what changes a list entry also has the entry drawn again
+(``pages.entries``), after the change commits.
 """
 
 from __future__ import annotations
 
-from django.db.models.signals import m2m_changed, post_delete, post_save
+from django.db import transaction
+from django.db.models.signals import m2m_changed, post_delete, post_save, pre_delete
 from django.dispatch import receiver
 
 from catalogue.models import Author, Funder, Institution, Topic, Venue, Work
 from catalogue.signals import authors_changed, metrics_refreshed
 from ingestion.references import reference_previews_stored
 from pages import cache as pagecache
+from pages import entries
+from pages.tasks import draw_entries
 from profiles.models import Claim, Follow, Profile
 from similarity.signals import similarities_stored
 from trust.signals import trust_scored
+
+# What a list entry shows of a researcher: the name (and the address made of it).
+ENTRY_AUTHOR_FIELDS = {"display_name", "is_deleted", "merged_into"}
+# Works whose entries are drawn again by one task.
+DRAW_CHUNK = 500
+
+
+def _entries_stale(work_ids) -> None:
+    """Forget these works' list entries now; draw them again once the change commits."""
+    ids = entries.entries_forget(work_ids)
+    for start in range(0, len(ids), DRAW_CHUNK):
+        chunk = ids[start : start + DRAW_CHUNK]
+        transaction.on_commit(lambda chunk=chunk: draw_entries.delay(chunk))
 
 
 @receiver(authors_changed, dispatch_uid="publications.pages_after_import")
@@ -25,6 +42,7 @@ def renew_pages(sender, author_ids=(), work_ids=None, **kwargs) -> None:
     """Imported or curated: the researchers' and works' cached pages are stale."""
     pagecache.authors_bump(author_ids or ())
     pagecache.works_changed(work_ids or ())
+    _entries_stale([*(work_ids or ()), *entries.works_naming(author_ids or ())])
 
 
 @receiver(post_save, sender=Work, dispatch_uid="publications.page_after_work_save")
@@ -33,12 +51,16 @@ def renew_work_page(sender, instance: Work, **kwargs) -> None:
     """An edited work shows on its page, in its authors' work lists and in citation lists."""
     pagecache.works_changed([instance.pk])
     pagecache.authors_bump(author_id for _, author_id in pagecache.work_authors(instance.pk))
+    if not kwargs.get("raw"):
+        _entries_stale([instance.pk])
 
 
 @receiver(post_save, sender=Author, dispatch_uid="publications.page_after_author_save")
 @receiver(post_delete, sender=Author, dispatch_uid="publications.page_after_author_delete")
-def renew_researcher_page(sender, instance: Author, **kwargs) -> None:
+def renew_researcher_page(sender, instance: Author, update_fields=None, **kwargs) -> None:
     pagecache.authors_bump([instance.pk])
+    if update_fields is None or ENTRY_AUTHOR_FIELDS & set(update_fields):
+        _entries_stale(entries.works_naming([instance.pk]))
 
 
 @receiver(post_save, sender=Venue, dispatch_uid="publications.pages_after_venue_save")
@@ -51,9 +73,17 @@ def renew_researcher_page(sender, instance: Author, **kwargs) -> None:
     post_delete, sender=Institution, dispatch_uid="publications.pages_after_institution_delete"
 )
 @receiver(post_delete, sender=Funder, dispatch_uid="publications.pages_after_funder_delete")
-def renew_pages_naming(sender, **kwargs) -> None:
+def renew_pages_naming(sender, instance=None, **kwargs) -> None:
     """A venue, topic, institution or funder edited (by staff): any page may name it."""
     pagecache.names_bump()
+    if sender is Venue and kwargs.get("created") is False:
+        _entries_stale(entries.works_of_venue(instance.pk))  # list entries name venues
+
+
+@receiver(pre_delete, sender=Venue, dispatch_uid="pages.entries_before_venue_delete")
+def forget_entries_naming_venue(sender, instance: Venue, **kwargs) -> None:
+    """A venue about to go: its works' entries name it (they lose it on delete)."""
+    _entries_stale(entries.works_of_venue(instance.pk))
 
 
 @receiver(metrics_refreshed, dispatch_uid="pages.after_metrics")

@@ -21,7 +21,6 @@ from django.http import QueryDict
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 
-from catalogue import selectors
 from catalogue.filters import Sort, WorkFilter
 from catalogue.identifiers import openalex_is_local, openalex_url
 from catalogue.models import Author, AuthorMetrics, ImportRun, Source, Work
@@ -36,6 +35,7 @@ from profiles.collaboration.selectors import PanelState as CollaborationPanel
 from profiles.collaboration.selectors import collaboration_panel_state
 from profiles.following.services import FollowState, follow_state
 from profiles.models import Profile
+from search.matches import WorksById
 from trust.panels import trust_panel
 
 WORKS_PER_PAGE = 20
@@ -158,8 +158,8 @@ class ResearcherPage:
     # The works list, filtered, sorted and paged as the query string asks.
     filterset: WorkFilter
     filters_active: bool
-    works: Page
-    pinned_works: list[Work]  # the owner's pins lead the first page
+    works: Page  # of a WorksById: the ids, the works read only if an entry is not kept
+    pinned_works: WorksById  # the owner's pins lead the first page
     works_total: int
     sort_links: list[dict]
     topic_choices: list[dict]
@@ -168,9 +168,9 @@ class ResearcherPage:
     # What other apps add, by name (the trust app: "trust", its snapshot).
     sections: dict[str, object]
 
-    def shown_works(self) -> list[Work]:
-        """The works listed, pinned first (authorships prefetched)."""
-        return [*self.pinned_works, *self.works]
+    def shown_ids(self) -> list[int]:
+        """The ids of the works listed, pinned first."""
+        return [*self.pinned_works.ids, *self.works.object_list.ids]
 
 
 def author_for_page(pk: int, *, in_full: bool = False) -> Author:
@@ -252,10 +252,12 @@ def researcher_page(*, author: Author, query: QueryDict) -> ResearcherPage:
     """
     metrics = getattr(author, "metrics", None)
     profile = getattr(author, "profile", None)
-    filterset = WorkFilter(query, queryset=selectors.author_works(author))
+    listed = Work.objects.visible().filter(authorships__author=author)
+    filterset = WorkFilter(query, queryset=listed)
     pinned = _pinned_works(profile, filterset.qs)
-    rest = filterset.qs.exclude(pk__in=[w.pk for w in pinned]) if pinned else filterset.qs
-    works = Paginator(rest, WORKS_PER_PAGE).get_page(query.get("page"))
+    rest = filterset.qs.exclude(pk__in=pinned) if pinned else filterset.qs
+    works = Paginator(rest.values_list("pk", flat=True), WORKS_PER_PAGE).get_page(query.get("page"))
+    works.object_list = WorksById(list(works.object_list))
     history = _affiliations(metrics)
     return ResearcherPage(
         author=author,
@@ -269,7 +271,7 @@ def researcher_page(*, author: Author, query: QueryDict) -> ResearcherPage:
         filterset=filterset,
         filters_active=filterset.active,
         works=works,
-        pinned_works=pinned if works.number == 1 else [],
+        pinned_works=WorksById(pinned if works.number == 1 else []),
         works_total=len(pinned) + works.paginator.count,
         sort_links=_sort_links(query, filterset.sort_value),
         topic_choices=_topic_choices(metrics, filterset),
@@ -311,8 +313,9 @@ def _identifiers(author: Author) -> dict:
     }
 
 
-def _pinned_works(profile: Profile | None, works: QuerySet[Work]) -> list[Work]:
-    """The owner's pinned works among ``works`` (visible, matching the filters), in pin order."""
+def _pinned_works(profile: Profile | None, works: QuerySet[Work]) -> list[int]:
+    """The owner's pinned works among ``works`` (visible, matching the filters), in pin
+    order: their ids."""
     if profile is None:
         return []
     order = list(
@@ -322,5 +325,5 @@ def _pinned_works(profile: Profile | None, works: QuerySet[Work]) -> list[Work]:
     )
     if not order:
         return []
-    found = {work.pk: work for work in works.filter(pk__in=order)}
-    return [found[pk] for pk in order if pk in found]
+    found = set(works.filter(pk__in=order).values_list("pk", flat=True))
+    return [pk for pk in order if pk in found]

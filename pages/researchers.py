@@ -36,7 +36,7 @@ def researcher_detail(request: HttpRequest, pk: int, slug: str = "") -> HttpResp
     def build(visitor: HttpRequest, slots: pagecache.Slots) -> tuple[str, dict]:
         versions = pagecache.versions_current([("author", author.pk)])  # before the rows
         page = researcher_page(author=author_for_page(pk, in_full=True), query=visitor.GET)
-        versions |= pagecache.versions_current(pagecache.work_records(page.shown_works()))
+        versions |= pagecache.versions_current(pagecache.entry_records(page.shown_ids()))
         context = {field.name: getattr(page, field.name) for field in fields(page)}
         context |= {"page_author": author, "slots": slots}  # page_author: marked in bylines
         return render_to_string("profiles/researcher_detail.html", context, visitor), versions

@@ -46,6 +46,10 @@ def work_detail(request: HttpRequest, pk: int, slug: str = "") -> HttpResponse:
         return redirect(work, permanent=True)
     references = citations.work_references(work, page=request.GET.get("references"))
     cited_by = citations.work_cited_by(work, page=request.GET.get("cited_by"))
+    # The citing works' list entries are kept (pages.entries): their bylines are read
+    # only for an entry that is not.
+    citing = cited_by.page.object_list.values_list("pk", flat=True)
+    cited_by.page.object_list = WorksById(list(citing))
     shown = None
     if pagecache.cacheable_request(request):  # a page that may be kept: what it shows, first
         records = pagecache.work_page_records(work.pk, citations.listed(references, cited_by))

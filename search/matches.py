@@ -41,7 +41,7 @@ LARGE_RESULT = 5000
 class WorksById(Sequence):
     """The works of a page of results, in order, read (with their bylines, see
     ``search.cards``) only when one of them is asked for: the list entries of the page
-    may all come from the cache (``pages.cache.work_items_render`` reads ``ids``)."""
+    may all be kept already (``pages.entries`` reads ``ids``)."""
 
     def __init__(self, ids: list[int]):
         self.ids = ids

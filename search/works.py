@@ -33,7 +33,14 @@ from catalogue.filters import OPEN_ACCESS_CHOICES, open_access_q
 from catalogue.identifiers import normalize_title
 from catalogue.models import Topic, Work, WorkSearch, WorkTopic
 from catalogue.planner import query_settings
-from search.matches import FACET_LIMIT, Matches, RankedMatches, full_text, type_facet
+from search.matches import (
+    FACET_LIMIT,
+    Matches,
+    RankedMatches,
+    WorksById,
+    full_text,
+    type_facet,
+)
 
 MAX_QUERY_LENGTH = 200
 MAX_WORDS = 12
@@ -114,10 +121,9 @@ class WorkMatches(Matches):
             self._count = self.rows.count()
         return self._count
 
-    def __getitem__(self, page: slice) -> list[Work]:
-        from catalogue.selectors import works_with_authors
-
-        return list(works_with_authors(self.rows.order_by(*self.order))[page])
+    def __getitem__(self, page: slice) -> WorksById:
+        ids = self.rows.order_by(*self.order).values_list("pk", flat=True)[page]
+        return WorksById(list(ids))
 
     def type_facets(self) -> list[dict]:
         """How many of the matching works are of each type, most common first."""

@@ -4,7 +4,7 @@ from django import template
 
 from catalogue import identifiers, links
 from catalogue.dates import PartialDate
-from pages import cache as pagecache
+from pages import entries
 
 register = template.Library()
 
@@ -33,5 +33,5 @@ def version_date(work) -> PartialDate | None:
 
 @register.simple_tag
 def work_items(works, page_author=None, pinned=False):
-    """The list entries of ``works``, each from the cache while its records are unchanged."""
-    return pagecache.work_items_render(works, page_author=page_author, pinned=pinned)
+    """The list entries of ``works``, each as kept since its records last changed."""
+    return entries.entries_html(works, page_author=page_author, pinned=pinned)

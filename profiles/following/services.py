@@ -19,7 +19,7 @@ from django.db import transaction
 from django.db.models import Count, F, Q, QuerySet
 from django.utils import timezone
 
-from catalogue import metrics, selectors
+from catalogue import metrics
 from catalogue.display import clip_line
 from catalogue.models import Author, Authorship, Citation, Work
 from profiles.models import Claim, Follow, Notification, Preferences, Profile
@@ -175,7 +175,8 @@ def following_feed(*, user: AbstractBaseUser) -> FollowingFeed:
     preferences = preferences_for(user)
     seen_at = preferences.following_seen_at
     new = new_works_for(user, since=seen_at).order_by("-created_at", "-id")
-    new_works = list(selectors.works_with_authors(new)[:FEED_NEW_LIMIT])
+    # Rows alone: the page shows kept list entries, read with bylines only when missing.
+    new_works = list(new[:FEED_NEW_LIMIT])
     new_count = len(new_works)
     if new_count == FEED_NEW_LIMIT:
         new_count = new.count()
@@ -187,7 +188,7 @@ def following_feed(*, user: AbstractBaseUser) -> FollowingFeed:
         .distinct()
         .order_by(F("publication_date").desc(nulls_last=True), "-id")
     )
-    recent_works = list(selectors.works_with_authors(recent)[:FEED_RECENT_LIMIT])
+    recent_works = list(recent[:FEED_RECENT_LIMIT])
     authors = list(followed_authors(user))
     now = timezone.now()
     Preferences.objects.filter(pk=preferences.pk).update(following_seen_at=now)

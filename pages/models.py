@@ -1,0 +1,27 @@
+"""What the public pages keep of their own: list entries drawn ahead of their visitors."""
+
+from __future__ import annotations
+
+from django.db import models
+
+
+class WorkEntry(models.Model):
+    """A work's list entry (``publications/_work_item.html``) as every list shows it.
+
+    Drawn when the work or a name it shows changes (``pages.entries``), not when a
+    list is read: a cold page reads entries instead of bylines and templates. The
+    entry is the same for every list; the parts that depend on the list (the page's
+    own researcher marked in the byline, a pin) are put in when it is read.
+    ``generation`` names the template and code that drew it: an entry of another
+    generation is drawn again.
+    """
+
+    work = models.OneToOneField(
+        "publications.Work", on_delete=models.CASCADE, primary_key=True, related_name="+"
+    )
+    html = models.TextField()
+    generation = models.CharField(max_length=16)
+    rendered_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"entry of work {self.work_id}"

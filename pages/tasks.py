@@ -1,0 +1,13 @@
+"""Celery tasks of the public pages: list entries drawn ahead of their readers."""
+
+from __future__ import annotations
+
+from celery import shared_task
+
+from pages import entries
+
+
+@shared_task(name="pages.tasks.draw_entries")
+def draw_entries(work_ids: list[int]) -> int:
+    """Draw and keep the list entries of these works (``pages.entries``)."""
+    return entries.entries_refresh(work_ids)
