@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from catalogue.models import ImportProblem, ImportRun, Work
+from catalogue.models import IdentityRequest, ImportProblem, ImportRun, SplitProposal, Work
 from profiles.models import Claim
 from tests.curation.curation_records import openalex_work
 from tests.e2e.test_curation import log_in
@@ -54,6 +54,12 @@ def some_waiting_work() -> None:
             user=UserFactory(), author=AuthorFactory(), status="pending", method="evidence"
         )
     ImportProblem.objects.create(source="openalex", error="work W1 has no title")
+    IdentityRequest.objects.create(
+        kind="join_record", author=AuthorFactory(), other_author=AuthorFactory(), evidence="me"
+    )
+    SplitProposal.objects.create(
+        author=AuthorFactory(), groups=[{"work_ids": [1]}, {"work_ids": [2]}], reason="two circles"
+    )
     ImportRun.objects.create(
         source="openalex",
         kind="author",
@@ -76,6 +82,9 @@ def test_the_curation_home_shows_what_waits_and_what_runs(
     pending = home.get_by_role("link", name="2 Claims pending review")
     expect(pending).to_be_visible()
     expect(home.get_by_role("link", name="1 Import problems open")).to_be_visible()
+    expect(home.get_by_role("link", name="1 Identity requests pending")).to_be_visible()
+    expect(home.get_by_role("link", name="1 Split proposals open")).to_be_visible()
+    expect(pending).to_contain_text("oldest waiting")
     expect(home.get_by_text("120 / 480 (25%)")).to_be_visible()
     box = home.bounding_box()
     assert box["x"] >= 0 and box["x"] + box["width"] <= SIZES[size]["width"] + 1
