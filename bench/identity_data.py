@@ -145,3 +145,70 @@ def work_bylines(work: dict) -> tuple[list[tuple[Byline, str, str]], int]:
         )
         found.append((byline, author.get("id") or byline_id, author.get("display_name") or ""))
     return found, repeated
+
+
+# The works as the importer reads them -----------------------------------------
+
+
+def byline_places(works: list[dict]) -> dict[str, tuple[str, int, str]]:
+    """Each byline id ``work_bylines`` gives -> (short work id, position in the work's
+    authorships, author key): the position the importer keeps for that byline."""
+    places = {}
+    for work in works:
+        short, seen, kept = work["id"].rsplit("/", 1)[-1], set(), 0
+        for position, authorship in enumerate(work.get("authorships") or []):
+            key = (authorship.get("author") or {}).get("id") or _name(authorship).lower()
+            if key in seen or not _name(authorship):
+                continue
+            seen.add(key)
+            places[f"{short}:{kept}"] = (short, position, key)
+            kept += 1
+    return places
+
+
+def _bare_keys(bylines: list[Byline], places) -> dict[str, set[str]]:
+    """Short work id -> the author keys of its bylines that carry no id."""
+    bare: dict[str, set[str]] = {}
+    for byline in bylines:
+        if not byline.source_author_id and not byline.orcid:
+            short, _, key = places[byline.id]
+            bare.setdefault(short, set()).add(key)
+    return bare
+
+
+def stripped_works(works: list[dict], bylines: list[Byline], places, printed=False) -> list[dict]:
+    """Copies of ``works`` without the author ids (id, ORCID) removed from ``bylines``
+    (every listing of that author on the work); with ``printed``, those authors also
+    lose OpenAlex's display name where the name as printed is known."""
+    bare = _bare_keys(bylines, places)
+    copies = []
+    for work in works:
+        keys = bare.get(work["id"].rsplit("/", 1)[-1], set())
+        authorships = []
+        for authorship in work.get("authorships") or []:
+            author = dict(authorship.get("author") or {})
+            if (author.get("id") or _name(authorship).lower()) in keys:
+                author.update(id=None, orcid=None)
+                if printed and authorship.get("raw_author_name"):
+                    author["display_name"] = authorship["raw_author_name"]
+            authorships.append({**authorship, "author": author})
+        copies.append({**work, "authorships": authorships})
+    return copies
+
+
+def unstripped(page: list[dict], bylines: list[Byline], places) -> tuple[list[str], int]:
+    """Check a page of stripped works against the bylines: the ids of bylines without
+    an id that still carry one (an OpenAlex id or an ORCID) on the page, and how many
+    of them keep OpenAlex's display name, having no name as printed."""
+    by_short = {work["id"].rsplit("/", 1)[-1]: work for work in page}
+    leaks, display_only = [], 0
+    for byline in bylines:
+        if byline.source_author_id or byline.orcid:
+            continue
+        short, position, _ = places[byline.id]
+        authorship = by_short[short]["authorships"][position]
+        author = authorship.get("author") or {}
+        if author.get("id") or author.get("orcid"):
+            leaks.append(byline.id)
+        display_only += not authorship.get("raw_author_name")
+    return leaks, display_only

@@ -30,7 +30,9 @@ the works are written as an OpenAlex page with the same author ids (``author.id`
 ``--keep-display-names`` keeps it), imported into a fresh scratch database each
 (SQLite, or the PostgreSQL database ``--importer-database`` names: dropped and
 created again), and each byline (work id, position) is scored by the record its
-authorship ended on, merges followed. Rows "import" stand beside the engine's;
+authorship ended on, merges followed (the page is checked first: a byline meant to
+go without ids that still carries an OpenAlex id or an ORCID stops the bench).
+Rows "import" stand beside the engine's;
 ``--importer-batch`` sets the works per import batch (1: a batch for each).
 
     .venv/bin/python bench/identity_eval.py --skip-synthetic --through-importer \\
@@ -56,8 +58,13 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.identity_data import _name as printed_name  # noqa: E402
-from bench.identity_data import openalex_works, work_bylines  # noqa: E402
+from bench.identity_data import (  # noqa: E402
+    byline_places,
+    openalex_works,
+    stripped_works,
+    unstripped,
+    work_bylines,
+)
 from bench.identity_metrics import HEADER, line, score  # noqa: E402
 from identity.clusters import Thresholds, resolve  # noqa: E402
 from identity.evidence import name_level, profile_of, shared_coauthors  # noqa: E402
@@ -221,46 +228,6 @@ def _excuses(scores, raw) -> None:
         )
 
 
-def byline_places(works: list[dict]) -> dict[str, tuple[str, int, str]]:
-    """Each byline id ``work_bylines`` gives -> (short work id, position in the work's
-    authorships, author key): the position the importer keeps for that byline."""
-    places = {}
-    for work in works:
-        short, seen, kept = work["id"].rsplit("/", 1)[-1], set(), 0
-        for position, authorship in enumerate(work.get("authorships") or []):
-            key = (authorship.get("author") or {}).get("id") or printed_name(authorship).lower()
-            if key in seen or not printed_name(authorship):
-                continue
-            seen.add(key)
-            places[f"{short}:{kept}"] = (short, position, key)
-            kept += 1
-    return places
-
-
-def stripped_works(works: list[dict], labelled: LabelledSet, places, printed=False) -> list[dict]:
-    """Copies of ``works`` without the author ids (id, ORCID) ``labelled`` removed;
-    with ``printed``, those authors also lose OpenAlex's display name (the name as
-    printed stays, as arXiv gives it)."""
-    bare: dict[str, set[str]] = {}
-    for byline in labelled.bylines:
-        if not byline.source_author_id and not byline.orcid:
-            short, _, key = places[byline.id]
-            bare.setdefault(short, set()).add(key)
-    copies = []
-    for work in works:
-        keys = bare.get(work["id"].rsplit("/", 1)[-1], set())
-        authorships = []
-        for authorship in work.get("authorships") or []:
-            author = dict(authorship.get("author") or {})
-            if (author.get("id") or printed_name(authorship).lower()) in keys:
-                author.update(id=None, orcid=None)
-                if printed and authorship.get("raw_author_name"):
-                    author["display_name"] = authorship["raw_author_name"]
-            authorships.append({**authorship, "author": author})
-        copies.append({**work, "authorships": authorships})
-    return copies
-
-
 def _django(folder: Path, database: str, batch: int) -> None:
     """Set Django up on the scratch database; tasks run inline (no broker)."""
     os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings"
@@ -340,25 +307,34 @@ def held_positions(works: list[dict]) -> dict[tuple[str, int], int]:
     return held
 
 
-def ended_on(labelled: LabelledSet, places, works: list[dict]) -> tuple[dict[str, int], int]:
+def ended_on(labelled: LabelledSet, places, works: list[dict]) -> tuple[dict[str, int], int, int]:
     """The record each byline ended on (merges followed); a byline no authorship
-    holds is a record of its own. Returns the mapping and how many were not held."""
+    holds is a record of its own. Returns the mapping, how many were not held, and
+    how many records hold only listings the bench does not score (an author listed
+    twice on a work: the second listing, on a record of its own)."""
     from catalogue.models import Author
 
     merged = dict(
         Author.objects.filter(merged_into__isnull=False).values_list("pk", "merged_into_id")
     )
+
+    def final(author):
+        seen = set()
+        while author in merged and author not in seen:
+            seen.add(author)
+            author = merged[author]
+        return author
+
     held = held_positions(works)
     predicted, missing = {}, 0
     for n, byline in enumerate(labelled.bylines):
         short, position, _ = places[byline.id]
-        author, seen = held.get((short, position)), set()
-        while author in merged and author not in seen:
-            seen.add(author)
-            author = merged[author]
+        author = final(held.get((short, position)))
         predicted[byline.id] = author if author is not None else -1 - n
         missing += author is None
-    return predicted, missing
+    scored = {places[b.id][:2] for b in labelled.bylines}
+    unscored = {final(a) for spot, a in held.items() if spot not in scored}
+    return predicted, missing, len(unscored - set(predicted.values()))
 
 
 def run_importer(args, sets: list[LabelledSet]) -> dict:
@@ -374,16 +350,23 @@ def run_importer(args, sets: list[LabelledSet]) -> dict:
         for n, labelled in enumerate(real):
             _fresh_database()
             path = Path(folder) / f"works-{n}.json"
-            page = stripped_works(works, labelled, places, not args.keep_display_names)
+            page = stripped_works(works, labelled.bylines, places, not args.keep_display_names)
+            leaks, display_only = unstripped(page, labelled.bylines, places)
+            if leaks:
+                raise SystemExit(f"{labelled.name}: bylines still carrying an id: {leaks[:10]}")
             path.write_text(json.dumps({"meta": {"count": len(page)}, "results": page}))
             started = time.perf_counter()
             run = _import_file(path)
             seconds = time.perf_counter() - started
-            predicted, missing = ended_on(labelled, places, page)
+            predicted, missing, extra = ended_on(labelled, places, page)
+            bare = sum(1 for b in labelled.bylines if not b.source_author_id and not b.orcid)
             print(
                 f"import of {labelled.name}: run {run.status}, {seconds:.1f} s, batches of "
                 f"{args.importer_batch} works, {run.problems.count()} work(s) refused; "
-                f"{missing} byline(s) on no authorship (each scored as a record of its own)"
+                f"{missing} byline(s) on no authorship (each scored as a record of its own); "
+                f"{bare} byline(s) sent without id or ORCID ({display_only} under OpenAlex's "
+                f"display name, no name as printed given); {extra} record(s) made only for "
+                "an author listed twice on a work (not scored)"
             )
             found[labelled.name] = (predicted, seconds)
     return found
