@@ -8,20 +8,31 @@ Builds the corpus once and reuses it on later runs:
 3. the compute steps that follow an import run for the whole corpus, each when its
    rows are missing (or with ``--recompute``): metrics for every author
    (``author_metrics_refresh``), ``compute_similarities`` ("More like this", prior
-   similarity, Novelty; ``--no-similarities`` leaves it out) and ``recompute_trust``.
+   similarity, Novelty; ``--no-similarities`` leaves it out),
+   ``recompute_trust`` and ``draw_entries`` (the kept list entries).
 
 Then it serves the site as production does (DEBUG off, collected static files,
 gunicorn with 2 workers) and measures, side by side in one run, each page's
-throughput with wrk (8 connections) and its latency on one connection at a time:
-a bare view (/bench/bare/, on with BENCH_BARE_VIEW), the researcher page of the
-author whose work count is closest to 500 and a work page, each anonymous and
-signed in, and searches (a word found in about a third of the works, also at a
-new address each time so that no kept page answers it, a name, two words,
-filters). Cold cycles ask a query not asked before on every request (issue 33):
-full names and misspelt surnames of different researchers, rare words (in at
-most 20 works) and common ones; their latency is printed beside the bare view's.
-The API work list is then measured in this process (page 1, a deep page, a
-filtered list, a cursor page) beside a bare view, with its queries per request.
+throughput with wrk (8 connections; without wrk, with the load generator below)
+and its latency on one connection at a time: a bare view (/bench/bare/, on with
+BENCH_BARE_VIEW), the researcher page of the author whose work count is closest
+to 500 and a work page, each anonymous and signed in, and searches (a word found
+in about a third of the works, also at a new address each time so that no kept
+page answers it, a name, two words, filters). Cold cycles ask a query not asked
+before on every request (issue 33): full names and misspelt surnames of
+different researchers, rare words (in at most 20 works) and common ones; their
+latency is printed beside the bare view's.
+
+Cold record cycles ask a record not asked before in the run on every request:
+1,000 researcher pages (authors with at least 3 works, spread over work counts)
+anonymous, 1,000 more signed in, 1,000 work pages and 1,000 API work and author
+details. Each starts with the benchmark's Redis database (``--redis``, where the
+site keeps its cache) emptied. Their throughput comes from a small load
+generator in this script (new connections, each request from a visitor address
+of its own, so the API's per-client limits count visitors), the bare view
+measured the same way just before. The cold researcher and work pages are also
+served in this process, with their queries per request, and so is the API work
+list (page 1, a deep page, a filtered list, a cursor page), beside a bare view.
 Each figure is printed beside its target (issues 21 and 33).
 
     .venv/bin/python bench/pages_bench.py                    # build if needed, then measure
@@ -34,13 +45,17 @@ from __future__ import annotations
 
 import argparse
 import http.client
+import itertools
 import json
 import os
+import random
 import re
+import shutil
 import socket
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -70,6 +85,9 @@ def bench_env(args) -> dict:
     env["BENCH_BARE_VIEW"] = "true"
     env["STATIC_ROOT"] = str(ROOT / "var" / "bench-static")
     env["SECURE_SSL_REDIRECT"] = "false"
+    # The load generator's requests come as from many visitors (X-Forwarded-For), as
+    # behind a proxy: the API's per-client limits (120 a minute) count each visitor.
+    env["TRUSTED_PROXY_COUNT"] = "1"
     env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
     return env
 
@@ -141,6 +159,8 @@ def build(args, env) -> None:
         ),
         ("compute_similarities", "publications_worksimilarity", ["compute_similarities"]),
         ("recompute_trust", "trust_trustscore", ["recompute_trust"]),
+        # The list entries an import's follow-up tasks draw (pages.entries).
+        ("draw_entries", "pages_workentry", ["draw_entries"]),
     ]
     for label, table, command in computes:
         if args.no_similarities and command == ["compute_similarities"]:
@@ -166,8 +186,10 @@ class Page:
     # A new address for every request (an extra parameter the page ignores), so no
     # kept copy of the whole page answers it: latency only, wrk repeats one address.
     fresh: bool = False
-    # Queries asked one after another, each new (cold cycles): latency only.
+    # Addresses asked one after another, each new (cold cycles): latency only for
+    # searches; record cycles (with a ratio target) also under load (``measure_page``).
     cycle: list[str] = field(default_factory=list)
+    in_process: float | None = None  # target: p50 in this process, cold (ms)
     result: dict = field(default_factory=dict)
 
 
@@ -203,12 +225,16 @@ def serve(env: dict, workers: int) -> tuple[subprocess.Popen, str]:
     raise SystemExit("gunicorn did not answer")
 
 
-def fetch(base: str, path: str, cookie: str = "") -> tuple[int, int]:
-    """One request on a new connection (as gunicorn's sync workers serve): status, bytes."""
+def fetch(base: str, path: str, cookie: str = "", visitor: bool = False) -> tuple[int, int]:
+    """One request on a new connection (as gunicorn's sync workers serve): status, bytes.
+    With ``visitor``, from a visitor address not seen before (``_visitor``)."""
     host, port = base.removeprefix("http://").split(":")
     conn = http.client.HTTPConnection(host, int(port), timeout=30)
+    headers = {"Cookie": cookie} if cookie else {}
+    if visitor:
+        headers["X-Forwarded-For"] = _visitor()
     try:
-        conn.request("GET", path, headers={"Cookie": cookie} if cookie else {})
+        conn.request("GET", path, headers=headers)
         response = conn.getresponse()
         return response.status, len(response.read())
     finally:
@@ -224,12 +250,13 @@ def latency(base: str, page: Page, cookie: str, runs: int) -> dict:
         paths = (
             f"{page.path}&fresh={stamp}-{i}" if page.fresh else page.path for i in range(runs + 3)
         )
+    visitor = bool(page.cycle)
     for _ in range(3):
-        status, _ = fetch(base, next(paths), cookie)
+        status, _ = fetch(base, next(paths), cookie, visitor)
     times = []
     for path in paths:
         started = time.perf_counter()
-        fetch(base, path, cookie)
+        fetch(base, path, cookie, visitor)
         times.append((time.perf_counter() - started) * 1000)
     times.sort()
     return {
@@ -240,7 +267,10 @@ def latency(base: str, page: Page, cookie: str, runs: int) -> dict:
 
 
 def throughput(base: str, page: Page, cookie: str, seconds: int, connections: int) -> dict:
-    """wrk's requests per second, and how many answers were not 2xx/3xx."""
+    """wrk's requests per second, and how many answers were not 2xx/3xx (without wrk,
+    the load generator's: answers other than 200)."""
+    if not shutil.which("wrk"):
+        return load(base, itertools.repeat(page.path), seconds, connections, cookie)
     command = ["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", f"{base}{page.path}"]
     if cookie:
         command[1:1] = ["-H", f"Cookie: {cookie}"]
@@ -248,6 +278,88 @@ def throughput(base: str, page: Page, cookie: str, seconds: int, connections: in
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
     bad = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", out)
     return {"rps": rps, "errors": int(bad.group(1)) if bad else 0}
+
+
+_VISITORS = itertools.count(1)
+_VISITOR_LOCK = threading.Lock()
+
+
+def _visitor() -> str:
+    """A client address not used before in this run (10.0.0.1, 10.0.0.2, ...)."""
+    with _VISITOR_LOCK:
+        n = next(_VISITORS)
+    return f"10.{n >> 16 & 255}.{n >> 8 & 255}.{n & 255}"
+
+
+def _get(address: tuple[str, int], path: str, cookie: str) -> int:
+    """The status of one GET on a new connection, read to its end (0: no answer)."""
+    lines = [f"GET {path} HTTP/1.1", f"Host: {address[0]}:{address[1]}", "Connection: close"]
+    lines.append(f"X-Forwarded-For: {_visitor()}")
+    if cookie:
+        lines.append(f"Cookie: {cookie}")
+    head = b""
+    try:
+        with socket.create_connection(address, timeout=30) as sock:
+            sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
+            while chunk := sock.recv(65536):
+                head = head if len(head) >= 12 else head + chunk
+    except OSError:
+        return 0
+    return int(head[9:12]) if head[:5] == b"HTTP/" and head[9:12].isdigit() else 0
+
+
+def load(base: str, paths, seconds: int, connections: int, cookie: str = "") -> dict:
+    """Requests per second of ``connections`` clients, each asking the next address of
+    ``paths`` on a new connection once its last answer came, for ``seconds`` or until
+    ``paths`` runs out: 200 answers completed in that time, the others as errors, and
+    how many addresses were taken. Each request comes from a visitor of its own."""
+    host, port = base.removeprefix("http://").split(":")
+    address, todo, lock = (host, int(port)), iter(paths), threading.Lock()
+    tally = {"ok": 0, "errors": 0, "asked": 0, "last": 0.0, "out": False}
+    started = time.perf_counter()
+    deadline = started + seconds
+
+    def client() -> None:
+        while time.perf_counter() < deadline:
+            with lock:
+                path = next(todo, None)
+                tally["asked"] += path is not None
+                tally["out"] |= path is None
+            if path is None:
+                return
+            status = _get(address, path, cookie)
+            done = time.perf_counter()
+            if done > deadline:
+                return
+            with lock:
+                tally["ok" if status == 200 else "errors"] += 1
+                tally["last"] = max(tally["last"], done)
+
+    threads = [threading.Thread(target=client) for _ in range(connections)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    elapsed = tally["last"] - started if tally["out"] else seconds
+    rps = tally["ok"] / elapsed if elapsed > 0 else 0.0
+    return {"rps": rps, "errors": tally["errors"], "asked": tally["asked"]}
+
+
+def flush_cache(redis_url: str) -> None:
+    """Empty the benchmark's Redis database, where the site keeps its cache (REDIS_URL):
+    no page, version or limit is kept when a cold cycle starts."""
+    import redis
+
+    client = redis.Redis.from_url(redis_url)
+    try:
+        client.flushdb()
+    finally:
+        client.close()
+
+
+def _parts(cycle: list[str], runs: int) -> tuple[list[str], list[str], list[str]]:
+    """A record cycle's addresses for latency (first), load (middle) and in process (last)."""
+    return cycle[: runs + 3], cycle[runs + 3 : -(runs + 3)], cycle[-(runs + 3) :]
 
 
 def common_word(sample_size: int = 3000) -> tuple[str, float]:
@@ -318,6 +430,7 @@ def pages(args) -> list[Page]:
             f"/search/?q={word}&year_from=2015&type=article",
         ),
         *cold_searches(args.runs + 3),
+        *record_cycles(args.records),
     ]
 
 
@@ -407,12 +520,84 @@ def _title_words(sample_size: int = 4000) -> set[str]:
     return words
 
 
+def _spread(ids: list[int], count: int) -> list[int]:
+    """``count`` of ``ids`` at even steps over the whole list, first and last included."""
+    if len(ids) <= count:
+        return list(ids)
+    return [ids[i * (len(ids) - 1) // (count - 1)] for i in range(count)]
+
+
+def _dealt(ids: list[int], hands: int) -> list[list[int]]:
+    """``ids`` dealt into ``hands`` lists of different records, each in a fixed mixed order
+    (so any first part of a list is spread as the whole list is)."""
+    dealt = [ids[i::hands] for i in range(hands)]
+    for hand in dealt:
+        random.Random(33).shuffle(hand)
+    return dealt
+
+
+def record_cycles(count: int = 1000) -> list[Page]:
+    """Record cycles (issue 33): ``count`` researcher pages anonymous, as many signed in,
+    work pages and API work and author details, a record not asked before on every
+    request of the run. Researchers have at least 3 works, spread over work counts."""
+    from catalogue.models import Author, AuthorMetrics, Work
+
+    ranked = (
+        AuthorMetrics.objects.filter(works_count__gte=3, author__in=Author.objects.visible())
+        .order_by("works_count", "author_id")
+        .values_list("author_id", flat=True)
+    )
+    pages_of, members_of, api_of = _dealt(_spread(list(ranked), 3 * count), 3)
+    authors = Author.objects.in_bulk(pages_of + members_of)
+    works_ids = list(Work.objects.visible().order_by("id").values_list("id", flat=True))
+    work_pages, api_works = _dealt(_spread(works_ids, 2 * count), 2)
+    works = Work.objects.in_bulk(work_pages)
+    return [
+        Page(
+            "cold-researcher",
+            f"researcher pages, cold ({len(pages_of)})",
+            "",
+            ratio=0.15,
+            cycle=[authors[pk].get_absolute_url() for pk in pages_of],
+            in_process=20,
+        ),
+        Page(
+            "cold-researcher-member",
+            "  signed in, cold",
+            "",
+            signed_in=True,
+            ratio=0.1,
+            cycle=[authors[pk].get_absolute_url() for pk in members_of],
+        ),
+        Page(
+            "cold-work",
+            f"work pages, cold ({len(work_pages)})",
+            "",
+            ratio=0.2,
+            cycle=[works[pk].get_absolute_url() for pk in work_pages],
+            in_process=12,
+        ),
+        Page(
+            "cold-api-work",
+            f"API work details, cold ({len(api_works)})",
+            "",
+            ratio=0.2,
+            cycle=[f"/api/v1/works/{pk}/" for pk in api_works],
+        ),
+        Page(
+            "cold-api-author",
+            f"API author details, cold ({len(api_of)})",
+            "",
+            ratio=0.2,
+            cycle=[f"/api/v1/authors/{pk}/" for pk in api_of],
+        ),
+    ]
+
+
 def api_in_process(runs: int) -> list[dict]:
     """The API work list served in this process (no HTTP), beside a bare view: p50 and
     queries per request, page-number and cursor pagination, unfiltered and filtered."""
-    from django.db import connection
     from django.test import Client
-    from django.test.utils import CaptureQueriesContext
 
     from config.throttles import AnonThrottle, UserThrottle
 
@@ -429,27 +614,52 @@ def api_in_process(runs: int) -> list[dict]:
     ]
     if after:
         cases += [("api-cursor", "  by cursor, 2nd page", f"/api/v1/works/?cursor={after}", 20)]
-    figures = []
-    for key, label, path, target in cases:
-        times = []
-        for _ in range(runs + 3):
-            with CaptureQueriesContext(connection) as queries:
-                started = time.perf_counter()
-                response = client.get(path)
-                times.append((time.perf_counter() - started) * 1000)
-        times = sorted(times[3:])
-        figures.append(
-            {
-                "key": key,
-                "label": label,
-                "p50": statistics.median(times),
-                "p90": times[int(len(times) * 0.9) - 1],
-                "status": response.status_code,
-                "queries": len(queries),
-                "target": target,
-            }
-        )
-    return figures
+    return [
+        timed(client, key, label, [path] * (runs + 3), target) for key, label, path, target in cases
+    ]
+
+
+def cold_in_process(args, todo: list[Page]) -> list[dict]:
+    """The cold record pages with an in-process target, served in this process after the
+    cache is emptied, each request for a record the run has not asked before."""
+    from django.test import Client
+
+    rows = []
+    for page in todo:
+        if page.in_process is None:
+            continue
+        flush_cache(args.redis)
+        paths = _parts(page.cycle, args.runs)[2]
+        label = f"{page.label.split(' (')[0]} ({len(paths) - 3})"
+        rows.append(timed(Client(), f"{page.key}-in-process", label, paths, page.in_process))
+    return rows
+
+
+def timed(client, key: str, label: str, paths: list[str], target: float | None) -> dict:
+    """p50 and p90 (ms) of requests to ``paths`` after the first 3, one after another in
+    this process without cookies, and the median count of queries per request."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    times, counts, statuses = [], [], []
+    for path in paths:
+        client.cookies.clear()  # anonymous, as a first visit: no cookie a page set
+        with CaptureQueriesContext(connection) as queries:
+            started = time.perf_counter()
+            response = client.get(path)
+            times.append((time.perf_counter() - started) * 1000)
+        counts.append(len(queries))
+        statuses.append(response.status_code)
+    times = sorted(times[3:])
+    return {
+        "key": key,
+        "label": label,
+        "p50": statistics.median(times),
+        "p90": times[int(len(times) * 0.9) - 1],
+        "status": next((status for status in statuses if status != 200), 200),
+        "queries": statistics.median(counts[3:]),
+        "target": target,
+    }
 
 
 def member_cookie() -> str:
@@ -472,14 +682,16 @@ def verdict(page: Page, bare_rps: float, before: dict, bare_p50: float = 0.0) ->
     if page.p50_ms is not None:
         ok = result["p50"] <= page.p50_ms
         notes.append(f"p50 ≤ {page.p50_ms} ms: {'ok' if ok else 'MISSED'}")
-    if page.cycle:
+    if page.cycle and page.ratio is not None:
+        notes.append(f"{result['asked']} of {len(page.cycle)} records under load")
+    elif page.cycle:
         notes.append(f"{len(page.cycle)} queries, bare p50 {bare_p50:.1f} ms")
     if page.key in before:
         old = before[page.key]
         share = f", {old['rps'] / old['bare']:.3f}× bare" if "bare" in old else ""
         notes.append(f"before: p50 {old['p50']:.1f} ms, {old['rps']:.0f}/s{share}")
     if result["status"] != 200 or result["errors"]:
-        notes.append(f"HTTP {result['status']}, {result['errors']} non-2xx under load")
+        notes.append(f"HTTP {result['status']}, {result['errors']} failed under load")
     return "; ".join(notes)
 
 
@@ -494,26 +706,44 @@ def measure(args, env: dict) -> None:
     try:
         bare.result = latency(base, bare, "", args.runs)
         for page in todo:
-            page_cookie = cookie if page.signed_in else ""
-            page.result = latency(base, page, page_cookie, args.runs)
-            if page.fresh or page.cycle:
-                page.result |= {"rps": float("nan"), "bare": float("nan"), "errors": 0}
-                continue
-            page.result["bare"] = throughput(base, bare, "", args.seconds, args.connections)["rps"]
-            page.result |= throughput(base, page, page_cookie, args.seconds, args.connections)
+            measure_page(args, base, page, cookie if page.signed_in else "", bare)
     finally:
         server.terminate()
         server.wait()
+    cold = cold_in_process(args, todo)
     api = api_in_process(args.runs)
-    report(args, Work.objects.count(), bare, todo, api)
+    report(args, Work.objects.count(), bare, todo, api[:1] + cold + api[1:])
+
+
+def measure_page(args, base: str, page: Page, cookie: str, bare: Page) -> None:
+    """A page's latency and, unless latency only, its throughput beside the bare view's,
+    measured just before it with the same tool. A cold cycle starts with an empty cache
+    (before its latency run and again before its load run)."""
+    if page.cycle:
+        flush_cache(args.redis)
+    page.result = latency(base, page, cookie, args.runs)
+    if page.fresh or (page.cycle and page.ratio is None):
+        page.result |= {"rps": float("nan"), "bare": float("nan"), "errors": 0}
+        return
+    if not page.cycle:
+        page.result["bare"] = throughput(base, bare, "", args.seconds, args.connections)["rps"]
+        page.result |= throughput(base, page, cookie, args.seconds, args.connections)
+        return
+    steady = itertools.repeat(bare.path)
+    page.result["bare"] = load(base, steady, args.seconds, args.connections)["rps"]
+    flush_cache(args.redis)
+    cycle = _parts(page.cycle, args.runs)[1]
+    page.result |= load(base, cycle, args.seconds, args.connections, cookie)
 
 
 def report(args, works: int, bare: Page, todo: list[Page], api: list[dict]) -> None:
     before = json.loads(Path(args.before).read_text()) if args.before else {}
+    tool = "wrk (cold records: the load generator)" if shutil.which("wrk") else "load generator"
     print(
-        f"\n{works:,} works in {args.database}; gunicorn, {args.workers} workers; wrk "
-        f"{args.connections} connections {args.seconds} s, the bare view just before each "
-        f"page; latency: {args.runs} requests on one connection at a time."
+        f"\n{works:,} works in {args.database}; gunicorn, {args.workers} workers; {tool}, "
+        f"{args.connections} connections {args.seconds} s, "
+        f"the bare view just before each page the same way; latency: {args.runs} requests on "
+        "one connection at a time; each cold cycle after the cache is emptied."
     )
     print(f"bare view latency: p50 {bare.result['p50']:.1f} ms, p90 {bare.result['p90']:.1f} ms")
     print(f"{'page':<38} {'req/s':>6} {'bare':>6} {'×bare':>6} {'p50 ms':>7} {'p90 ms':>7}  target")
@@ -537,7 +767,7 @@ def report(args, works: int, bare: Page, todo: list[Page], api: list[dict]) -> N
             notes.append(f"HTTP {row['status']}")
         print(
             f"{row['label'][:38]:<38} {row['p50']:>7.1f} {row['p90']:>7.1f} "
-            f"{row['queries']:>7}  {'; '.join(notes)}"
+            f"{row['queries']:>7g}  {'; '.join(notes)}"
         )
     if args.save:
         figures = {p.key: {k: p.result[k] for k in ("rps", "bare", "p50")} for p in todo}
@@ -552,12 +782,19 @@ def main() -> None:
     parser.add_argument("--works", type=int, default=100_000, help="corpus size (100,000)")
     parser.add_argument("--author-works", type=int, default=500, help="researcher page size")
     parser.add_argument("--runs", type=int, default=30, help="latency requests per page (30)")
-    parser.add_argument("--seconds", type=int, default=10, help="wrk run per page (10 s)")
-    parser.add_argument("--connections", type=int, default=8, help="wrk connections (8)")
+    parser.add_argument("--seconds", type=int, default=10, help="load run per page (10 s)")
+    parser.add_argument("--connections", type=int, default=8, help="load connections (8)")
+    parser.add_argument(
+        "--records", type=int, default=1000, help="records per cold record cycle (1,000)"
+    )
     parser.add_argument("--workers", type=int, default=2, help="gunicorn workers (2)")
     parser.add_argument("--server", default="postgres://postgres@127.0.0.1:5432")
     parser.add_argument("--database", default=None, help="default sp_bench_pages_<works>")
-    parser.add_argument("--redis", default="redis://127.0.0.1:6379/2")
+    parser.add_argument(
+        "--redis",
+        default="redis://127.0.0.1:6379/2",
+        help="the site's Redis database (cache and broker), emptied before each cold cycle",
+    )
     parser.add_argument("--rebuild", action="store_true", help="drop and rebuild the database")
     parser.add_argument("--recompute", action="store_true", help="run the compute steps again")
     parser.add_argument("--skip-build", action="store_true", help="measure the database as is")
