@@ -1,7 +1,9 @@
 """The query filters of the read API (``pages.api.works``).
 
 Work lists take the researcher page's filters (``catalogue.filters``), with
-``?has_code=`` answering 400 unless it is true or false.
+``?has_code=`` answering 400 unless it is true or false. A work list asked for
+no filter and no sort is given in the default order without building the
+filter form, which would change nothing.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 from django import forms
 from django_filters import rest_framework as filters
 
-from catalogue.filters import CodeFilter, WorkFilter
+from catalogue.filters import ORDERINGS, CodeFilter, Sort, WorkFilter
 from catalogue.models import Author, Institution, Topic
 
 
@@ -38,6 +40,17 @@ class WorkListFilter(WorkFilter):
         method="_has_code",
         help_text="true: only works with a code link; false: only works without one.",
     )
+
+
+class WorkFilterBackend(filters.DjangoFilterBackend):
+    """The filter backend of work lists (``WorkListFilter``); without any of its
+    parameters, the list in the default order."""
+
+    def filter_queryset(self, request, queryset, view):
+        filterset = self.get_filterset_class(view, queryset)
+        if filterset is not None and not filterset.base_filters.keys() & request.query_params:
+            return queryset.order_by(*ORDERINGS[Sort.DEFAULT])
+        return super().filter_queryset(request, queryset, view)
 
 
 class AuthorListFilter(filters.FilterSet):

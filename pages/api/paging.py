@@ -1,10 +1,16 @@
 """Paging of the API's work lists: a count that does not scan the table, and cursors.
 
-``?page=`` keeps working as before (``config.api.Pagination``). The count is exact
-up to EXACT_COUNT, read by counting at most that many rows plus one; past it the
-planner's estimate of the list is given, and ``count_exact`` says which. A page is
-read with one row more than it shows, so whether a next page exists never
-depends on the count.
+``?page=`` keeps working as before (``config.api.Pagination``). A page is read
+with one row more than it shows, so whether a next page exists never depends on
+the count, and the last page knows the count exactly. On any other page the
+planner's estimate of the list (PostgreSQL's ``EXPLAIN``) decides: a list it
+expects to hold ``UNCOUNTED`` times EXACT_COUNT rows or more is not counted, and
+its estimate is given; a shorter one is counted, but no further than
+EXACT_COUNT rows plus one, past which the estimate is given again.
+``count_exact`` says which. Other databases count every row.
+
+A page past the first is read in two steps in one query (``sliced``): the ids of
+its rows, walked in the sort's index, then their rows alone.
 
 ``?cursor=*`` starts a walk through the list as OpenAlex offers it: each answer
 carries ``next_cursor`` (null on the last page), to be passed as ``?cursor=``.
@@ -35,24 +41,38 @@ from config.api import Pagination
 
 # Counted exactly up to this many rows; past it, estimated.
 EXACT_COUNT = 1000
+# A list the planner expects to hold this many times EXACT_COUNT rows is not counted.
+UNCOUNTED = 5
 MAX_CURSOR_LENGTH = 2000
+MAX_OFFSET = 2**62  # rows a page may lie past: an OFFSET every database takes
 
 
 def estimated_count(rows: QuerySet) -> tuple[int, bool]:
-    """How many rows ``rows`` holds, and whether exactly: counted up to EXACT_COUNT, past
-    it the planner's estimate (PostgreSQL; other databases count every row)."""
+    """How many rows ``rows`` holds, and whether exactly (see the module's docstring)."""
     ids = rows.order_by().values("pk")
     if connection.vendor != "postgresql":
         return ids.count(), True
-    capped = ids[: EXACT_COUNT + 1].count()
-    if capped <= EXACT_COUNT:
-        return capped, True
     sql, params = ids.query.sql_with_params()
     with connection.cursor() as cursor:
         cursor.execute(f"EXPLAIN (FORMAT JSON) {sql}", params)
         plan = cursor.fetchone()[0]
-    plan = plan if isinstance(plan, list) else json.loads(plan)
-    return max(int(plan[0]["Plan"]["Plan Rows"]), capped), False
+        plan = plan if isinstance(plan, list) else json.loads(plan)
+        planned = int(plan[0]["Plan"]["Plan Rows"])
+        if planned >= UNCOUNTED * EXACT_COUNT:
+            return planned, False
+        counting = f"SELECT COUNT(*) FROM ({sql} LIMIT {EXACT_COUNT + 1}) counted"  # noqa: S608
+        cursor.execute(counting, params)  # the ORM's own SQL, its values as parameters
+        capped = cursor.fetchone()[0]
+    return (capped, True) if capped <= EXACT_COUNT else (max(planned, capped), False)
+
+
+def sliced(rows: QuerySet, start: int, stop: int) -> list:
+    """``rows[start:stop]``; past the first page, through their ids: the rows before the
+    page are walked in the sort's index alone, their other columns (and whatever is
+    annotated on them) never read."""
+    if start == 0:
+        return list(rows[:stop])
+    return list(rows.filter(pk__in=rows.values("pk")[start:stop]))
 
 
 class LookaheadPage(Page):
@@ -78,23 +98,27 @@ class EstimatingPaginator(Paginator):
         return self.counted[0]
 
     def validate_number(self, number):
-        if self.counted[1]:
-            return super().validate_number(number)
-        try:  # the count is an estimate: a page past it is asked of the rows (``page``)
+        """An integer from 1; a page past the last is found by reading it (``page``)."""
+        try:
             number = int(number)
         except (TypeError, ValueError):
             raise PageNotAnInteger("That page number is not an integer") from None
         if number < 1:
             raise EmptyPage("That page number is less than 1")
+        if (number - 1) * self.per_page > MAX_OFFSET:  # past what a database can skip
+            raise EmptyPage("That page contains no results")
         return number
 
     def page(self, number):
         number = self.validate_number(number)
         bottom = (number - 1) * self.per_page
-        rows = list(self.object_list[bottom : bottom + self.per_page + 1])
+        rows = sliced(self.object_list, bottom, bottom + self.per_page + 1)
         if not rows and number > 1:
             raise EmptyPage("That page contains no results")
-        return LookaheadPage(rows[: self.per_page], number, self, len(rows) > self.per_page)
+        more = len(rows) > self.per_page
+        if not more:  # the last page: the list ends within it
+            self.__dict__["counted"] = (bottom + len(rows), True)
+        return LookaheadPage(rows[: self.per_page], number, self, more)
 
 
 def _sort_keys(rows: QuerySet) -> list[tuple[str, bool]]:
@@ -170,13 +194,16 @@ class CursorPagination(Pagination):
             found = _rows_after(queryset, keys, self._decoded(raw, keys, queryset), size + 1)
         shown = found[:size]
         more = len(found) > size
-        self.count, self.count_exact = estimated_count(queryset)
+        if raw == "*" and not more:  # the whole list on one page
+            self.count, self.count_exact = len(shown), True
+        else:
+            self.count, self.count_exact = estimated_count(queryset)
         self.cursor = self._encoded(keys, shown[-1]) if more else None
         return shown
 
     @staticmethod
     def _encoded(keys: list[tuple[str, bool]], row) -> str:
-        values = [getattr(row, name) for name, _ in keys]
+        values = [row[name] if isinstance(row, dict) else getattr(row, name) for name, _ in keys]
         body = {"s": [f"{'-' if desc else ''}{name}" for name, desc in keys], "v": values}
         text = json.dumps(body, default=str, separators=(",", ":"))
         return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
@@ -239,7 +266,11 @@ class CursorPagination(Pagination):
         properties = answer["properties"]
         properties["count_exact"] = {
             "type": "boolean",
-            "description": f"False when the count is an estimate (past {EXACT_COUNT:,} rows).",
+            "description": (
+                "False when the count is the database's estimate: past "
+                f"{EXACT_COUNT:,} rows, or where the list is expected to hold "
+                f"{UNCOUNTED * EXACT_COUNT:,} or more (the last page counts exactly)."
+            ),
         }
         properties["next_cursor"] = {
             "type": "string",

@@ -28,11 +28,11 @@ from drf_spectacular.utils import (
 from rest_framework import mixins, serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound
+from rest_framework.response import Response
 
-from catalogue import citations, identifiers, selectors
+from catalogue import citations, identifiers
 from catalogue.models import (
     Author,
-    AuthorMetrics,
     Authorship,
     Citation,
     Institution,
@@ -41,18 +41,21 @@ from catalogue.models import (
     Work,
 )
 from config.api import ID_PATTERN, Pagination, StrictQueryParams
+from pages.api.author_metrics import AuthorMetricsSerializer
 from pages.api.fields import NullForUnknown, PageURLField, PublicationDate, WebURLs
 from pages.api.filters import (
     AuthorListFilter,
     InstitutionFilter,
     TopicFilter,
+    WorkFilterBackend,
     WorkListFilter,
 )
 from pages.api.http import VersionedRetrieve
-from pages.api.novelty import NoveltyFields
 from pages.api.paging import CursorPagination
-from pages.api.source_counts import InstitutionEntrySerializer, SourceCountsSerializer
+from pages.api.source_counts import SourceCountsSerializer
 from pages.api.source_facts import BylineEntrySerializer, SourceFacts
+from pages.api.work_detail import detail
+from pages.api.work_rows import ListedWorks
 from pages.conditional import author_records, work_records
 
 # Of a work's lists that grow long (a collaboration's byline, topics, grants) the API
@@ -85,73 +88,6 @@ class TopicSerializer(NullForUnknown, serializers.ModelSerializer):
     class Meta:
         model = Topic
         fields = ["id", "key", "name", "kind", "parent", "parent_name"]
-
-
-class CollaboratorEntrySerializer(NullForUnknown, serializers.Serializer):
-    id = serializers.IntegerField()
-    name = serializers.CharField()
-    slug = serializers.CharField()
-    joint_works = serializers.IntegerField()
-    last_year = serializers.IntegerField(allow_null=True)
-
-
-class TopicEntrySerializer(NullForUnknown, serializers.Serializer):
-    id = serializers.IntegerField()
-    name = serializers.CharField()
-    key = serializers.CharField()
-    works = serializers.IntegerField(help_text="How many of the author's works are in it.")
-
-
-class AuthorMetricsSerializer(NoveltyFields, NullForUnknown, serializers.ModelSerializer):
-    """Aggregates computed from our records; null means unknown (never a stand-in 0).
-
-    Novelty is counted when the answer is made, with what it compares against."""
-
-    h_index = serializers.SerializerMethodField()
-    i10_index = serializers.SerializerMethodField()
-    citations_by_year = serializers.DictField(
-        child=serializers.IntegerField(), help_text='Citations received per year: {"2021": 12}.'
-    )
-    collaborators_top = CollaboratorEntrySerializer(many=True, read_only=True)
-    topics_top = TopicEntrySerializer(many=True, read_only=True)
-    institutions_list = InstitutionEntrySerializer(many=True, read_only=True)  # the whole history
-
-    class Meta:
-        model = AuthorMetrics
-        fields = [
-            "works_count",
-            "citations",
-            "h_index",
-            "i10_index",
-            "citations_by_year",
-            "topics_count",
-            "close_collaborators_count",
-            "followers_count",
-            "primary_category",
-            "ai_score",
-            "novelty",
-            "novelty_basis",
-            "first_year",
-            "last_year",
-            "collaborators_top",
-            "topics_top",
-            "institutions_list",
-            "computed_at",
-            "works_dated_from",
-            "works_dated_to",
-            "site_citations",
-        ]
-        extra_kwargs = {
-            "site_citations": {"help_text": "Citations of the author's works by works held here."}
-        }
-
-    @extend_schema_field(serializers.IntegerField(allow_null=True))
-    def get_h_index(self, metrics: AuthorMetrics) -> int | None:
-        return None if metrics.citations is None else metrics.h_index
-
-    @extend_schema_field(serializers.IntegerField(allow_null=True))
-    def get_i10_index(self, metrics: AuthorMetrics) -> int | None:
-        return None if metrics.citations is None else metrics.i10_index
 
 
 class AuthorSerializer(NullForUnknown, serializers.ModelSerializer):
@@ -382,11 +318,14 @@ class AuthorViewSet(VersionedRetrieve, StrictQueryParams, viewsets.ReadOnlyModel
         parameters=[OpenApiParameter("author_pk", int, OpenApiParameter.PATH)],
     )
 )
-class AuthorWorksViewSet(StrictQueryParams, mixins.ListModelMixin, viewsets.GenericViewSet):
+class AuthorWorksViewSet(
+    ListedWorks, StrictQueryParams, mixins.ListModelMixin, viewsets.GenericViewSet
+):
     """The works of one author."""
 
+    names = FIRST_ROWS
     serializer_class = WorkSerializer
-    filter_backends = [filters.DjangoFilterBackend]
+    filter_backends = [WorkFilterBackend]
     filterset_class = WorkListFilter
     pagination_class = CursorPagination
     queryset = Work.objects.none()
@@ -397,25 +336,34 @@ class AuthorWorksViewSet(StrictQueryParams, mixins.ListModelMixin, viewsets.Gene
         author = Author.objects.visible().filter(pk=self.kwargs["author_pk"]).first()
         if author is None:
             raise NotFound("No author has this id.")
-        return selectors.author_works(author, names=FIRST_ROWS)
+        self.author_id = author.pk
+        return Work.objects.visible().filter(authorships__author=author)
 
 
-class WorkViewSet(VersionedRetrieve, StrictQueryParams, viewsets.ReadOnlyModelViewSet):
+class WorkViewSet(ListedWorks, VersionedRetrieve, StrictQueryParams, viewsets.ReadOnlyModelViewSet):
     """Works with their authors in order; the list sorts and filters like the researcher page."""
 
+    names = FIRST_ROWS
     retrieve_records = work_records
     lookup_value_regex = ID_PATTERN
-    filter_backends = [filters.DjangoFilterBackend]
+    filter_backends = [WorkFilterBackend]
     filterset_class = WorkListFilter
     # The list pages by number or cursor; a work's own lists (references, citing
     # works, byline) by number.
     pagination_class = CursorPagination
 
     def get_queryset(self):
-        return selectors.works_with_authors(Work.objects.visible(), names=FIRST_ROWS)
+        return Work.objects.visible()
 
     def get_serializer_class(self):
         return WorkDetailSerializer if self.action == "retrieve" else WorkSerializer
+
+    def answer_record(self, request, pk=None, **kwargs):
+        """The work as ``WorkDetailSerializer`` writes it (``work_detail``)."""
+        found = detail(int(pk), FIRST_ROWS)
+        if found is None:
+            raise NotFound()
+        return Response(found)
 
     def _paged(self, rows, serializer: type[serializers.Serializer]):
         """One page of ``rows`` written by ``serializer``, with the paging links."""
@@ -457,8 +405,7 @@ class WorkViewSet(VersionedRetrieve, StrictQueryParams, viewsets.ReadOnlyModelVi
         serializer_class=WorkSerializer,
     )
     def cited_by(self, request, pk=None):
-        citing = citations.citing_works(self._work())
-        return self._paged(selectors.works_with_authors(citing, names=FIRST_ROWS), WorkSerializer)
+        return self.listed(citations.citing_works(self._work()))
 
     @extend_schema(
         summary="A work's whole byline",

@@ -4,6 +4,7 @@ from datetime import date
 
 import pytest
 from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from pages.api import paging
 from tests.factories import AuthorshipFactory, WorkFactory
@@ -76,6 +77,38 @@ def test_past_the_exact_limit_the_count_is_estimated_and_the_pages_still_end(
     assert client.get("/api/v1/works/?page=9&page_size=5").status_code == 404
 
 
+def counts(queries: CaptureQueriesContext) -> list[str]:
+    """The queries that count a list's rows."""
+    return [q["sql"] for q in queries.captured_queries if q["sql"].startswith("SELECT COUNT(")]
+
+
+def test_the_last_page_knows_the_count_without_counting(client, works):
+    with CaptureQueriesContext(connection) as queries:
+        body = client.get("/api/v1/works/?page=3&page_size=5").json()
+    assert (body["count"], body["count_exact"], body["next"]) == (11, True, None)
+    with CaptureQueriesContext(connection) as whole:
+        body = client.get("/api/v1/works/?cursor=*&page_size=20").json()
+    assert (body["count"], body["count_exact"], body["next_cursor"]) == (11, True, None)
+    assert not counts(queries) and not counts(whole)
+    assert not [q for q in queries.captured_queries if "EXPLAIN" in q["sql"]]
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="the planner's estimate")
+def test_a_list_expected_to_be_long_is_not_counted(client, works, monkeypatch):
+    monkeypatch.setattr(paging, "EXACT_COUNT", 1)
+    monkeypatch.setattr(paging, "UNCOUNTED", 1)  # any list the planner expects a row in
+    with CaptureQueriesContext(connection) as queries:
+        body = client.get("/api/v1/works/?page_size=5").json()
+    assert body["count_exact"] is False and body["count"] >= 1
+    assert not counts(queries)
+
+
+def test_a_list_expected_to_be_short_is_counted_exactly(client, works):
+    body = client.get("/api/v1/works/?page_size=5&year_from=2019").json()
+    expected = sum(1 for w in works if w.publication_year and w.publication_year >= 2019)
+    assert (body["count"], body["count_exact"]) == (expected, True)
+
+
 @pytest.mark.parametrize(
     "cursor",
     ["nonsense", "e30", "W10=", "x" * 3000, "eyJzIjpbIi1pZCJdLCJ2IjpbMV19"],
@@ -107,7 +140,7 @@ def test_list_queries_do_not_grow_with_works_or_depth(client, django_assert_max_
         work = WorkFactory()
         for position in range(3):
             AuthorshipFactory(work=work, position=position)
-    # count, rows, first names, unlinked names
+    # the count (planned, then counted), the works, their first names
     with django_assert_max_num_queries(4):
         first = client.get("/api/v1/works/?cursor=*&page_size=20").json()
     # and, where the list ends within the page, the works without a year (last in the order)
