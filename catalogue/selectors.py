@@ -58,8 +58,10 @@ def works_with_authors(
     )
 
 
-def recent_works(*, limit: int = 10) -> list[Work]:
-    return list(works_with_authors(Work.objects.visible().order_by("-created_at", "-id"))[:limit])
+def recent_works(*, limit: int = 10) -> list[int]:
+    """The ids of the works imported last: a list shows their kept entries."""
+    recent = Work.objects.visible().order_by("-created_at", "-id")
+    return list(recent.values_list("pk", flat=True)[:limit])
 
 
 def recent_authors(*, limit: int = 10) -> list[Author]:
