@@ -33,23 +33,11 @@ from catalogue.models import (
     WorkTopic,
 )
 from pages.api.bylines import Bylines, text
-from pages.api.work_rows import LIST_COLUMNS, PageURLs, web, written
+from pages.api.work_rows import DETAIL_STORED, LIST_COLUMNS, PageURLs, web, written
 
 DETAIL_COLUMNS = (
     *LIST_COLUMNS,
-    "source_created_date",
-    "source_updated_at",
-    "pdf_url",
-    "landing_url",
-    "license",
-    "oa_url",
-    "volume",
-    "issue",
-    "first_page",
-    "last_page",
-    "is_retracted",
-    "embargo_until",
-    "counts_by_year",
+    *DETAIL_STORED,
     "language",
     "provenance",
 )

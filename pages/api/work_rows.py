@@ -24,14 +24,8 @@ from catalogue.models import UnlinkedAuthorship, Work
 from config.sites import absolute_url
 from pages.api.bylines import Bylines, text
 
-# The work columns a list entry writes (WorkSerializer), besides the venue's name.
-LIST_COLUMNS = (
-    "id",
-    "title",
-    "type",
-    "publication_date",
-    "publication_date_precision",
-    "publication_year",
+# The stored fields a list entry writes after its venue (WorkSerializer, in its order).
+AFTER_VENUE = (
     "journal_ref",
     "arxiv_primary_category",
     "doi",
@@ -43,6 +37,32 @@ LIST_COLUMNS = (
     "code_url",
     "is_open_access",
     "oa_status",
+)
+# The stored fields a work's detail writes besides a list entry's (WorkDetailSerializer).
+DETAIL_STORED = (
+    "source_created_date",
+    "source_updated_at",
+    "pdf_url",
+    "landing_url",
+    "license",
+    "oa_url",
+    "volume",
+    "issue",
+    "first_page",
+    "last_page",
+    "is_retracted",
+    "embargo_until",
+    "counts_by_year",
+)
+# The work columns a list entry writes (WorkSerializer), besides the venue's name.
+LIST_COLUMNS = (
+    "id",
+    "title",
+    "type",
+    "publication_date",
+    "publication_date_precision",
+    "publication_year",
+    *AFTER_VENUE,
     "normalized_title",  # not written: the title sort's key, for its cursors
 )
 

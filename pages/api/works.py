@@ -55,7 +55,7 @@ from pages.api.paging import CursorPagination
 from pages.api.source_counts import SourceCountsSerializer
 from pages.api.source_facts import BylineEntrySerializer, SourceFacts
 from pages.api.work_detail import detail
-from pages.api.work_rows import ListedWorks
+from pages.api.work_rows import AFTER_VENUE, DETAIL_STORED, ListedWorks
 from pages.conditional import author_records, work_records
 
 # Of a work's lists that grow long (a collaboration's byline, topics, grants) the API
@@ -188,17 +188,7 @@ class WorkSerializer(PublicationDate, WebURLs):
             "publication_date_precision",
             "publication_year",
             "venue",
-            "journal_ref",
-            "arxiv_primary_category",
-            "doi",
-            "arxiv_id",
-            "openalex_id",
-            "cited_by_count",
-            "abstract",
-            "comments",
-            "code_url",
-            "is_open_access",
-            "oa_status",
+            *AFTER_VENUE,
             "authorships",
             "unlinked_authors",
             "authors_count",
@@ -236,19 +226,7 @@ class WorkDetailSerializer(SourceFacts, WorkSerializer):
     class Meta(WorkSerializer.Meta):
         fields = [
             *WorkSerializer.Meta.fields,
-            "source_created_date",
-            "source_updated_at",
-            "pdf_url",
-            "landing_url",
-            "license",
-            "oa_url",
-            "volume",
-            "issue",
-            "first_page",
-            "last_page",
-            "is_retracted",
-            "embargo_until",
-            "counts_by_year",
+            *DETAIL_STORED,
             "topics",
             "topics_count",
             "grants",
