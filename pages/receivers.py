@@ -13,7 +13,16 @@ from django.db import transaction
 from django.db.models.signals import m2m_changed, post_delete, post_save, pre_delete
 from django.dispatch import receiver
 
-from catalogue.models import Author, Funder, Institution, Topic, Venue, Work
+from catalogue.models import (
+    Author,
+    Authorship,
+    Funder,
+    Institution,
+    Topic,
+    UnlinkedAuthorship,
+    Venue,
+    Work,
+)
 from catalogue.signals import authors_changed, metrics_refreshed
 from ingestion.references import reference_previews_stored
 from pages import cache as pagecache
@@ -78,6 +87,16 @@ def renew_pages_naming(sender, instance=None, **kwargs) -> None:
     pagecache.names_bump()
     if sender is Venue and kwargs.get("created") is False:
         _entries_stale(entries.works_of_venue(instance.pk))  # list entries name venues
+
+
+@receiver(post_save, sender=Authorship, dispatch_uid="pages.entries_after_authorship_save")
+@receiver(post_delete, sender=Authorship, dispatch_uid="pages.entries_after_authorship_delete")
+@receiver(post_save, sender=UnlinkedAuthorship, dispatch_uid="pages.entries_after_name_save")
+@receiver(post_delete, sender=UnlinkedAuthorship, dispatch_uid="pages.entries_after_name_delete")
+def forget_entry_of_byline(sender, instance, **kwargs) -> None:
+    """A name added to, changed on or taken off a byline: the work's entry shows it."""
+    if not kwargs.get("raw"):
+        _entries_stale([instance.work_id])
 
 
 @receiver(pre_delete, sender=Venue, dispatch_uid="pages.entries_before_venue_delete")

@@ -141,3 +141,14 @@ def test_the_command_draws_the_missing_entries_and_leaves_merged_works(drawn):
     assert drawn == [kept.pk, kept.pk]
     assert set(WorkEntry.objects.values_list("work_id", flat=True)) == {kept.pk}
     assert Work.objects.count() == 2
+
+
+def test_a_name_added_to_a_kept_byline_shows(client, drawn):
+    author = AuthorFactory()
+    work = WorkFactory(title="Kept before its second author")
+    AuthorshipFactory(work=work, author=author)
+    html(client, author.get_absolute_url())
+    AuthorshipFactory(work=work, author=AuthorFactory(display_name="Emmy Noether"), position=1)
+    cache.clear()
+    assert "Emmy Noether" in html(client, author.get_absolute_url())
+    assert drawn == [work.pk, work.pk]
