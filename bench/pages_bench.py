@@ -39,6 +39,7 @@ Each figure is printed beside its target (issues 21 and 33).
     .venv/bin/python bench/pages_bench.py --works 1000000 --no-similarities
     .venv/bin/python bench/pages_bench.py --save before.json  # keep the figures
     .venv/bin/python bench/pages_bench.py --before before.json  # print them beside
+    .venv/bin/python bench/pages_bench.py --only cold-api,api-list  # only these figures
 """
 
 from __future__ import annotations
@@ -594,9 +595,16 @@ def record_cycles(count: int = 1000) -> list[Page]:
     ]
 
 
-def api_in_process(runs: int) -> list[dict]:
+def chosen(key: str, only: list[str] | None) -> bool:
+    """Whether the figure ``key`` is measured: every one, or those ``--only`` names."""
+    return not only or any(key.startswith(prefix) for prefix in only)
+
+
+def api_in_process(runs: int, only: list[str] | None = None) -> list[dict]:
     """The API work list served in this process (no HTTP), beside a bare view: p50 and
     queries per request, page-number and cursor pagination, unfiltered and filtered."""
+    if not any(chosen(key, only) for key in ("api-list", "api-cursor")):
+        return []
     from django.test import Client
 
     from config.throttles import AnonThrottle, UserThrottle
@@ -615,7 +623,9 @@ def api_in_process(runs: int) -> list[dict]:
     if after:
         cases += [("api-cursor", "  by cursor, 2nd page", f"/api/v1/works/?cursor={after}", 20)]
     return [
-        timed(client, key, label, [path] * (runs + 3), target) for key, label, path, target in cases
+        timed(client, key, label, [path] * (runs + 3), target)
+        for key, label, path, target in cases
+        if key == "api-bare" or chosen(key, only)
     ]
 
 
@@ -699,7 +709,7 @@ def measure(args, env: dict) -> None:
     """Each page's throughput beside the bare view's, measured just before it."""
     from catalogue.models import Work
 
-    todo = pages(args)
+    todo = [page for page in pages(args) if chosen(page.key, args.only)]
     cookie = member_cookie()
     server, base = serve(env, args.workers)
     bare = Page("bare", "bare view (/bench/bare/)", "/bench/bare/")
@@ -711,7 +721,7 @@ def measure(args, env: dict) -> None:
         server.terminate()
         server.wait()
     cold = cold_in_process(args, todo)
-    api = api_in_process(args.runs)
+    api = api_in_process(args.runs, args.only)
     report(args, Work.objects.count(), bare, todo, api[:1] + cold + api[1:])
 
 
@@ -806,6 +816,12 @@ def main() -> None:
     parser.add_argument("--build-only", action="store_true", help="build, do not measure")
     parser.add_argument("--save", help="write the figures to this JSON file")
     parser.add_argument("--before", help="print a saved run's figures beside these")
+    parser.add_argument(
+        "--only",
+        type=lambda value: [part for part in value.split(",") if part],
+        help="measure only the figures whose key starts with one of these, comma-separated "
+        "(cold-api: the cold API details; api-list: the in-process work list)",
+    )
     args = parser.parse_args()
     args.database = args.database or f"sp_bench_pages_{args.works}"
 

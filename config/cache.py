@@ -10,15 +10,24 @@ process rather than across processes.
 After a failure Redis is not asked again for ``RETRY_AFTER`` seconds (an
 option, 5 by default), so a request does not wait for a dead server at every
 cache call.
+
+Each process talks to a Redis server through one client and its connection
+pool (``_PooledClient``), whichever thread asks: Django's own client builds a
+new ``redis.Redis`` for every cache call, and each thread's cache its own pool.
+A forked process (a gunicorn worker, a Celery prefork child) never uses its
+parent's connections: a client it inherited opens its own (the pool checks the
+process id), and a cache it makes gets a client of its own.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 
 import redis
+from django.core.cache.backends.base import DEFAULT_TIMEOUT
 from django.core.cache.backends.locmem import LocMemCache
 from django.core.cache.backends.redis import RedisCache, RedisCacheClient
 
@@ -37,16 +46,98 @@ METHODS = (
     "set_many",
     "delete_many",
     "clear",
+    "add_many",
 )
+
+
+# Each key's value, first set to the one given where the key has none: KEYS the keys,
+# ARGV their values, then the lifetime in seconds ("" for none).
+_ADD_MANY = """
+local lifetime = tonumber(ARGV[#KEYS + 1])
+local found = {}
+for i, key in ipairs(KEYS) do
+    local value = redis.call("GET", key)
+    if not value then
+        value = ARGV[i]
+        if lifetime then
+            redis.call("SET", key, value, "EX", lifetime)
+        else
+            redis.call("SET", key, value)
+        end
+    end
+    found[i] = value
+end
+return found
+"""
+
+
+class _PooledClient(RedisCacheClient):
+    """Django's Redis cache client, with one ``redis.Redis`` kept per server (and pool).
+
+    ``add_many`` sets the keys that have no value and reads every value, in one
+    round trip (a script: one command, one answer).
+    """
+
+    def __init__(self, servers, **options):
+        super().__init__(servers, **options)
+        self._clients = {}
+        self._add_many = None
+
+    def get_client(self, key=None, *, write=False):
+        index = self._get_connection_pool_index(write)
+        client = self._clients.get(index)
+        if client is None:
+            if index not in self._pools:
+                url = self._servers[index]
+                self._pools[index] = self._pool_class.from_url(url, **self._pool_options)
+            client = self._clients.setdefault(
+                index, self._client(connection_pool=self._pools[index])
+            )
+        return client
+
+    def add_many(self, data: dict, timeout) -> dict:
+        if self._add_many is None:
+            self._add_many = self.get_client(None, write=True).register_script(_ADD_MANY)
+        values = [self._serializer.dumps(value) for value in data.values()]
+        found = self._add_many(keys=list(data), args=[*values, timeout or ""])
+        return {key: self._serializer.loads(value) for key, value in zip(data, found, strict=True)}
+
+
+_shared: dict[tuple, _PooledClient] = {}
+_shared_pid = os.getpid()
+_shared_lock = threading.Lock()
+
+
+def _pooled(servers, **options) -> _PooledClient:
+    """This process's client of ``servers`` with ``options``: made once per process."""
+    global _shared_pid
+    key = (tuple(servers), repr(sorted(options.items())))
+    with _shared_lock:
+        if _shared_pid != os.getpid():  # forked: the parent's connections are not ours
+            _shared.clear()
+            _shared_pid = os.getpid()
+        if key not in _shared:
+            _shared[key] = _PooledClient(servers, **options)
+        return _shared[key]
+
+
+class _Memory(LocMemCache):
+    """The memory cache standing in for Redis, with ``_PooledClient.add_many``."""
+
+    def add_many(self, data: dict, timeout) -> dict:
+        return {
+            key: value if self.add(key, value, timeout) else self.get(key, value)
+            for key, value in data.items()
+        }
 
 
 class _FallbackClient:
     """The Redis client's methods, answered from memory while Redis is unreachable."""
 
     def __init__(self, servers, *, retry_after: float, name: str, **options):
-        self.redis = RedisCacheClient(servers, **options)
+        self.redis = _pooled(servers, **options)
         # Keys and timeouts arrive already made by RedisCache; the memory cache only stores.
-        self.memory = LocMemCache(f"redis-fallback-{name}", {"TIMEOUT": None})
+        self.memory = _Memory(f"redis-fallback-{name}", {"TIMEOUT": None})
         self.retry_after = retry_after
         self.down_until = 0.0
         self.down = False
@@ -108,6 +199,17 @@ class FallbackRedisCache(RedisCache):
         self._class = lambda servers, **kwargs: _FallbackClient(
             servers, retry_after=retry_after, name=str(id(self)), **kwargs
         )
+
+    def get_or_add_many(self, data: dict, timeout=DEFAULT_TIMEOUT, version=None) -> dict:
+        """The values of ``data``'s keys, each given its value in ``data`` where it has
+        none (as ``add`` would), in one round trip. A timeout of 0 keeps nothing: only
+        the values already there are read."""
+        timeout = self.get_backend_timeout(timeout)
+        if timeout == 0:
+            return self.get_many(list(data), version=version)
+        made = {self.make_and_validate_key(key, version=version): key for key in data}
+        found = self._cache.add_many({key: data[name] for key, name in made.items()}, timeout)
+        return {made[key]: value for key, value in found.items()}
 
     @property
     def unavailable(self) -> bool:

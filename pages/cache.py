@@ -59,7 +59,7 @@ from urllib.parse import urlencode
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 from django.core.cache import cache
-from django.db import transaction
+from django.db import connection, transaction
 from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
 from django.utils import timezone
@@ -137,17 +137,30 @@ def works_changed(work_ids: Iterable[int]) -> None:
     works_bump({*ids, *linked, *merged.values_list("merged_into_id", flat=True)})
 
 
-def versions_current(records: Iterable[Record]) -> dict[str, str]:
+class Versions(dict):
+    """Page versions by key. ``new``: one of them was given just now, so no token made
+    of them (``versions_token``) can have been noted yet (``token_since``)."""
+
+    new = False
+
+
+def versions_current(records: Iterable[Record]) -> Versions:
     """The page versions of ``records`` and ``NAMES`` (any page may show a name),
     giving one to those that have none yet."""
     keys = list(dict.fromkeys(_version_key(kind, pk) for kind, pk in [NAMES, *records]))
-    found = cache.get_many(keys)
-    missing = {key: uuid.uuid4().hex[:12] for key in keys if key not in found}
-    if missing:
-        # Set before anything is rendered: a bump racing with this at worst costs
-        # one more render, never a stale page (the bump writes after its commit).
-        cache.set_many(missing, None)
-        found.update(missing)
+    given = {key: uuid.uuid4().hex[:12] for key in keys}
+    # Set before anything is rendered: a bump racing with this at worst costs
+    # one more render, never a stale page (the bump writes after its commit).
+    get_or_add_many = getattr(cache, "get_or_add_many", None)  # one round trip to Redis
+    if get_or_add_many is not None:
+        found = Versions(get_or_add_many(given, None))
+    else:
+        found = Versions(cache.get_many(keys))
+        missing = {key: version for key, version in given.items() if key not in found}
+        if missing:
+            cache.set_many(missing, None)
+            found.update(missing)
+    found.new = any(found.get(key) == version for key, version in given.items())
     return found
 
 
@@ -223,20 +236,29 @@ def page_key(kind: str, pk: int, request: HttpRequest) -> str | None:
     return f"page:{kind}:{pk}:{timezone.localdate().isoformat()}:{digest}"
 
 
-def versions_token(versions: dict[str, str], *extra: str) -> str:
+class Token(str):
+    """A token of page versions (``versions_token``). ``new``: made of a version given
+    just now, so never noted (``token_since`` need not ask)."""
+
+    new = False
+
+
+def versions_token(versions: dict[str, str], *extra: str) -> Token:
     """A short token of these page versions and ``extra``: it changes when any of them does."""
     text = "|".join([*(f"{key}={versions[key]}" for key in sorted(versions)), *extra])
-    return hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest()[:32]
+    token = Token(hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest()[:32])
+    token.new = getattr(versions, "new", False)
+    return token
 
 
 def token_since(token: str, *, note: bool = True) -> float | None:
     """When ``token`` was first noted (a POSIX time): what it names is unchanged since then.
 
-    ``note=False`` only reads it (None when never noted).
+    ``note=False`` only reads it (None when never noted, as a ``Token.new`` is).
     """
     key, now = f"page:since:{token}", timezone.now().timestamp()
     if not note:
-        return cache.get(key)
+        return None if getattr(token, "new", False) else cache.get(key)
     return now if cache.add(key, now, PAGE_TIMEOUT * 24) else cache.get(key, now)
 
 
@@ -245,7 +267,8 @@ def _stored(response: HttpResponse, versions: dict[str, str]) -> dict:
     body, at = response.content, timezone.now().timestamp()
     digest = hashlib.sha1(body, usedforsecurity=False).hexdigest()
     etag = f'"{versions_token(versions, digest)}"'  # versions and the body they were kept with
-    return {"versions": versions, "body": body, "headers": headers, "etag": etag, "at": at}
+    kept = dict(versions)  # a plain dict in the cache, whatever class the versions came in
+    return {"versions": kept, "body": body, "headers": headers, "etag": etag, "at": at}
 
 
 def _validators(response: HttpResponse, entry: dict) -> HttpResponse:
@@ -270,9 +293,16 @@ def _fresh(entry: dict | None) -> bool:
 
 
 def work_authors(pk: int) -> list[Record]:
-    """What a work page shows besides the work: its linked authors."""
-    ids = Authorship.objects.filter(work_id=pk).values_list("author_id")
-    return [("author", author_id) for (author_id,) in ids]
+    """What a work page shows besides the work: its linked authors.
+
+    Read in SQL, unordered: the ORM's query costs more to build than to run, and
+    Authorship's default order would join the works to sort by their dates.
+    """
+    table = connection.ops.quote_name(Authorship._meta.db_table)
+    sql = f"SELECT author_id FROM {table} WHERE work_id = %s"  # noqa: S608 - a quoted name
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [pk])
+        return [("author", author_id) for (author_id,) in cursor.fetchall()]
 
 
 def work_page_records(pk: int, listed: Iterable[int] = ()) -> list[Record]:
@@ -282,6 +312,7 @@ def work_page_records(pk: int, listed: Iterable[int] = ()) -> list[Record]:
     works = {pk, *similar, *listed}
     authors = (
         Authorship.objects.filter(work_id__in=works, author__isnull=False)
+        .order_by()  # the default order would join the works and undo the DISTINCT
         .values_list("author_id", flat=True)
         .distinct()
     )
@@ -333,7 +364,7 @@ def entry_records(work_ids: list[int]) -> list[Record]:
     linked authors its entry names (the first ``LISTED``), from narrow rows."""
     records: list[Record] = [("work", pk) for pk in work_ids]
     if work_ids:
-        rows = firsts(Authorship.objects.filter(work_id__in=work_ids), LISTED)
+        rows = firsts(Authorship.objects.filter(work_id__in=work_ids).order_by(), LISTED)
         records += [("author", pk) for pk in rows.values_list("author_id", flat=True)]
     return records
 
@@ -422,5 +453,6 @@ def shared_page(kind: str, pk: int, request: HttpRequest, build: SharedBuild) ->
     slots, visitor = Slots(), _as_anyone(request)
     body, versions = build(visitor, slots)  # read NAMES with the page's other versions
     if key is not None and _nothing_personal(visitor):
-        cache.set(key, {"versions": versions, "body": body, "nonce": slots.nonce}, PAGE_TIMEOUT)
+        entry = {"versions": dict(versions), "body": body, "nonce": slots.nonce}
+        cache.set(key, entry, PAGE_TIMEOUT)
     return SharedPage(body, slots.nonce, versions)

@@ -15,6 +15,7 @@ only for the works that have any.
 from __future__ import annotations
 
 from collections import defaultdict
+from functools import lru_cache
 
 from django.db import connection
 from django.db.models import Count, F, Window
@@ -28,9 +29,11 @@ def text(value) -> str | None:
     return None if value is None or value == "" else str(value)
 
 
-def _linked_sql(works: int, own: bool) -> str:
+@lru_cache(maxsize=256)
+def _linked_sql(vendor: str, works: int, own: bool) -> str:
     """The first names of ``works`` works (ids, then the rank kept; with ``own``, an
-    author id first: that author's authorship ranks first)."""
+    author id first: that author's authorship ranks first), on the database ``vendor``;
+    built once for each."""
     quote = connection.ops.quote_name
     authorships, authors = quote(Authorship._meta.db_table), quote(Author._meta.db_table)
     first = "CASE WHEN author_id = %s THEN 0 ELSE 1 END, " if own else ""
@@ -72,7 +75,7 @@ class Bylines:
         own = author_id is not None
         params = [*([author_id] if own else []), *ids, count + 1 if own else count]
         with connection.cursor() as cursor:
-            cursor.execute(_linked_sql(len(ids), own), params)
+            cursor.execute(_linked_sql(connection.vendor, len(ids), own), params)
             found = cursor.fetchall()
         for work_id, position, author, name, raw_name, source, confidence, total in found:
             self.total[work_id] = total

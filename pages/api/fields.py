@@ -9,6 +9,8 @@ of our own pages (``url``) are absolute, on the site's public address.
 
 from __future__ import annotations
 
+import threading
+
 from django.db import models
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
@@ -17,6 +19,29 @@ from rest_framework import serializers
 from catalogue.dates import PRECISIONS
 from catalogue.links import web_url
 from config.sites import absolute_url
+
+_kept = threading.local()
+
+
+def serialized(serializer_class: type[serializers.Serializer], instance, **context) -> dict:
+    """``instance`` as ``serializer_class(instance, context=context).data`` writes it.
+
+    Written by a serializer of that class kept by this thread, its fields built
+    once: a serializer builds its fields (a model serializer from the model's
+    fields) for every instance it is made for, which costs more than writing a
+    record. Not for a serializer that writes a record of its own class inside it.
+    """
+    kept = getattr(_kept, "serializers", None)
+    if kept is None:
+        kept = _kept.serializers = {}
+    serializer = kept.get(serializer_class)
+    if serializer is None:
+        serializer = kept[serializer_class] = serializer_class()
+    serializer._context = context  # what ``serializer.context`` reads, as __init__ sets it
+    try:
+        return serializer.to_representation(instance)
+    finally:
+        serializer._context = {}
 
 
 class NullForUnknown:

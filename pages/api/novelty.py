@@ -7,6 +7,7 @@ from rest_framework import serializers
 
 from catalogue.models import AuthorMetrics
 from catalogue.novelty import NOVELTY_THRESHOLD, NoveltyBasis, novelty_basis
+from pages.api.fields import serialized
 
 
 class NoveltyBasisSerializer(serializers.Serializer):
@@ -65,4 +66,4 @@ class NoveltyFields(serializers.Serializer):
 
     @extend_schema_field(NoveltyBasisSerializer)
     def get_novelty_basis(self, metrics: AuthorMetrics) -> dict:
-        return NoveltyBasisSerializer(self._basis(metrics)).data
+        return serialized(NoveltyBasisSerializer, self._basis(metrics))

@@ -49,7 +49,9 @@ def _table(model) -> str:
     return connection.ops.quote_name(model._meta.db_table)
 
 
-def _row_sql() -> str:
+@lru_cache(maxsize=4)
+def _row_sql(vendor: str) -> str:
+    """The row's query on the database ``vendor``, built once (it names every column)."""
     quote = connection.ops.quote_name
     columns = ", ".join(f"w.{quote(Work._meta.get_field(name).column)}" for name in DETAIL_COLUMNS)
     return f"""
@@ -86,10 +88,11 @@ def _converted(values) -> dict:
     return row
 
 
-def _lists_sql() -> str:
+@lru_cache(maxsize=4)
+def _lists_sql(vendor: str) -> str:
     """The first topics (primary first, then by score) and grants (by funder, award) of a
     work, each with its place and how many the work has: the work's id twice, then the
-    last place kept."""
+    last place kept. On the database ``vendor``, built once."""
     topic, grant = _table(Topic), _table(Grant)
     return f"""
         SELECT * FROM (
@@ -115,7 +118,7 @@ def _lists(pk: int, count: int) -> dict:
     """``topics``, ``topics_count``, ``grants`` and ``grants_count`` of the work."""
     found = {"topics": [], "topics_count": 0, "grants": [], "grants_count": 0}
     with connection.cursor() as cursor:
-        cursor.execute(_lists_sql(), [pk, pk, count])
+        cursor.execute(_lists_sql(connection.vendor), [pk, pk, count])
         rows = cursor.fetchall()
     for part, _, total, topic, key, name, kind, parent, parent_name in rows:
         if part == 0:
@@ -152,7 +155,7 @@ def detail(pk: int, count: int) -> dict | None:
     """The visible work ``pk`` as ``WorkDetailSerializer`` writes it, with the first
     ``count`` of each of its long lists; None when no visible work has this id."""
     with connection.cursor() as cursor:
-        cursor.execute(_row_sql(), [pk])
+        cursor.execute(_row_sql(connection.vendor), [pk])
         found = cursor.fetchone()
     if found is None:
         return None

@@ -41,8 +41,9 @@ from catalogue.models import (
     Work,
 )
 from config.api import ID_PATTERN, Pagination, StrictQueryParams
+from pages.api import author_detail
 from pages.api.author_metrics import AuthorMetricsSerializer
-from pages.api.fields import NullForUnknown, PageURLField, PublicationDate, WebURLs
+from pages.api.fields import NullForUnknown, PageURLField, PublicationDate, WebURLs, serialized
 from pages.api.filters import (
     AuthorListFilter,
     InstitutionFilter,
@@ -125,12 +126,12 @@ class AuthorDetailSerializer(AuthorSerializer):
 
     @extend_schema_field(SourceCountsSerializer(allow_null=True))
     def get_source_counts(self, author: Author) -> dict | None:
-        return SourceCountsSerializer(author).data if author.counts_source else None
+        return serialized(SourceCountsSerializer, author) if author.counts_source else None
 
     @extend_schema_field(AuthorMetricsSerializer(allow_null=True))
     def get_metrics(self, author: Author) -> dict | None:
         metrics = getattr(author, "metrics", None)
-        return AuthorMetricsSerializer(metrics).data if metrics else None
+        return serialized(AuthorMetricsSerializer, metrics) if metrics else None
 
     @extend_schema_field(OpenApiTypes.URI)
     def get_works(self, author: Author) -> str:
@@ -287,6 +288,15 @@ class AuthorViewSet(VersionedRetrieve, StrictQueryParams, viewsets.ReadOnlyModel
 
     def get_serializer_class(self):
         return AuthorDetailSerializer if self.action == "retrieve" else AuthorSerializer
+
+    def answer_record(self, request, pk=None, **kwargs):
+        """The author as ``AuthorDetailSerializer`` writes it, read in one query built once
+        (``author_detail``) and written by a kept serializer (``serialized``)."""
+        author = author_detail.author(int(pk))
+        if author is None:
+            raise NotFound()
+        self.check_object_permissions(request, author)
+        return Response(serialized(AuthorDetailSerializer, author, **self.get_serializer_context()))
 
 
 @extend_schema_view(
