@@ -75,13 +75,17 @@ def _keys(work: Work) -> QuerySet:
     )
 
 
+def _linked_rows() -> QuerySet[Authorship]:
+    """Authorships as a byline shows them: with their authors (the search vector left
+    unread) and institutions, in no order (Authorship's own joins the work)."""
+    rows = Authorship.objects.select_related("author").prefetch_related("institutions")
+    return rows.defer("author__search_vector").order_by()
+
+
 def _entries(keys: list[tuple[int, int, int]]) -> list:
     """The rows of ``keys``, in their order (authorships with their authors and institutions)."""
-    linked = Authorship.objects.select_related("author").prefetch_related("institutions")
-    rows = {
-        (LINKED, row.pk): row
-        for row in linked.filter(pk__in=[pk for _, kind, pk in keys if kind == LINKED])
-    }
+    linked = _linked_rows().filter(pk__in=[pk for _, kind, pk in keys if kind == LINKED])
+    rows = {(LINKED, row.pk): row for row in linked}
     unlinked_ids = [pk for _, kind, pk in keys if kind == UNLINKED]
     if unlinked_ids:
         rows |= {
@@ -94,18 +98,44 @@ def byline_total(work: Work) -> int:
     return _keys(work).count()
 
 
+def _tables(work: Work) -> list[tuple[int, QuerySet]]:
+    """The entries of ``work``'s byline in each table, by kind. A work read by
+    ``selectors.work_for_page`` says whether any name no record holds is on it."""
+    tables = [(LINKED, _linked_rows().filter(work=work))]
+    if getattr(work, "has_unlinked", True):
+        tables.append((UNLINKED, unlinked_shown().filter(work=work)))
+    return tables
+
+
+def _end(rows: QuerySet, kind: int, count: int, *, last: bool = False) -> tuple[list, int]:
+    """``count`` entries from one end of one table's ``rows``, as ((position, kind, id),
+    row); from the last end, with how many rows the table holds (0 when unread)."""
+    if last:
+        rows = rows.annotate(entries_total=Over(Count("pk"))).order_by("-position", "-id")
+    else:
+        rows = rows.order_by("position", "id")
+    found = list(rows[:count])
+    total = found[0].entries_total if last and found else 0
+    return [((row.position, kind, row.pk), row) for row in found], total
+
+
 def first_and_last(work: Work, shown: int) -> Window:
     """The first ``shown`` entries and the last (every entry of a byline one longer at most).
 
-    One small query for the keys of a byline that fits, three whatever the length of
-    a longer one.
+    The rows are read from each table's start, in byline order: an authorship query (and
+    one for their institutions) for a byline that fits, two more (its last entry with the
+    count) whatever the length of a longer one; a query more in each case for a work
+    with names no record holds.
     """
-    keys = _keys(work)
-    first = list(keys.order_by("position", "kind", "id")[: shown + 2])
+    tables = _tables(work)
+    found = [entry for kind, rows in tables for entry in _end(rows, kind, shown + 2)[0]]
+    first = sorted(found, key=lambda entry: entry[0])[: shown + 2]
     if len(first) <= shown + 1:  # all of it: the one left over is the last
-        return Window(_entries(first), len(first))
-    last = list(keys.order_by("-position", "-kind", "-id")[:1])
-    return Window(_entries(first[:shown] + last), keys.count())
+        return Window([row for _, row in first], len(first))
+    ends = [_end(rows, kind, 1, last=True) for kind, rows in tables]
+    last = max((entry for rows, _ in ends for entry in rows), key=lambda entry: entry[0])
+    total = sum(count for _, count in ends)
+    return Window([row for _, row in first[:shown]] + [last[1]], total)
 
 
 def byline_page(work: Work, number: int, per_page: int) -> Window:

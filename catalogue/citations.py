@@ -57,11 +57,19 @@ def reference_rows(work: Work) -> QuerySet[Citation]:
 def work_references(
     work: Work, *, page: object = 1, per_page: int = REFERENCES_PER_PAGE
 ) -> References:
-    """The references of ``work`` (one page), with how many there are and how many we hold."""
-    counts = Citation.objects.filter(citing=work).aggregate(
-        total=Count("pk"), on_site=Count("pk", filter=Q(cited__isnull=False))
-    )
-    page_ = _paged(reference_rows(work), counts["total"], page, per_page)
+    """The references of ``work`` (one page), with how many there are and how many we hold.
+
+    A work read by ``selectors.work_for_page`` says whether it lists any: if not, none
+    are read.
+    """
+    if getattr(work, "has_references", True):
+        counts = Citation.objects.filter(citing=work).aggregate(
+            total=Count("pk"), on_site=Count("pk", filter=Q(cited__isnull=False))
+        )
+        rows = reference_rows(work)
+    else:
+        counts, rows = {"total": 0, "on_site": 0}, Citation.objects.none()
+    page_ = _paged(rows, counts["total"], page, per_page)
     known = references_known(work, counts["total"])
     return References(counts["total"], counts["on_site"], page_, known)
 
@@ -100,8 +108,10 @@ def work_cited_by(work: Work, *, page: object = 1, per_page: int = CITED_BY_PER_
     """The works here that cite ``work`` (one page), and both counts.
 
     The page holds the works' rows alone: a list shows kept entries, and reads the
-    bylines of a work only to draw an entry that is not kept.
+    bylines of a work only to draw an entry that is not kept. A work read by
+    ``selectors.work_for_page`` says whether any link names it: if not, none is read.
     """
-    rows = citing_works(work)
-    total = rows.count()
+    cited = getattr(work, "has_citers", True) or getattr(work, "has_merged_citers", True)
+    rows = citing_works(work) if cited else Work.objects.none()  # work_for_page said: none
+    total = rows.count() if cited else 0
     return CitedBy(total, work.cited_by_count, _paged(rows, total, page, per_page))

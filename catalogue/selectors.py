@@ -9,14 +9,15 @@ from django.core.exceptions import FieldDoesNotExist
 from django.db.models import (
     Case,
     Count,
+    Exists,
     F,
     Max,
+    OuterRef,
     Prefetch,
     Q,
     QuerySet,
     When,
     Window,
-    prefetch_related_objects,
 )
 from django.db.models.functions import RowNumber
 from django.shortcuts import get_object_or_404
@@ -26,10 +27,12 @@ from catalogue.dates import PartialDate
 from catalogue.models import (
     Author,
     Authorship,
+    Citation,
     Grant,
     Source,
     SourceRecord,
     Topic,
+    UnlinkedAuthorship,
     Work,
     WorkSimilarity,
 )
@@ -212,8 +215,24 @@ def _dropped_notes(work: Work, labels: dict) -> list[tuple[str, str]]:
 
 
 def work_for_page(pk: int) -> Work:
-    """The work with its venue, or Http404 (``work_page`` reads the names it shows)."""
-    return get_object_or_404(Work.objects.select_related("venue"), pk=pk)
+    """The work with its venue, or Http404 (``work_page`` reads the names it shows).
+
+    With whether any reference, citing link, grant or name no record holds names it
+    (``has_references``, ``has_citers``, ``has_merged_citers``, ``has_grants``,
+    ``has_unlinked``): a list it has none of is not read.
+    """
+    return get_object_or_404(_PAGE_WORKS, pk=pk)
+
+
+_WORK = OuterRef("pk")
+# Built once (a queryset is cloned, never run, here): its subqueries are resolved once.
+_PAGE_WORKS = Work.objects.select_related("venue").annotate(
+    has_references=Exists(Citation.objects.filter(citing=_WORK)),
+    has_citers=Exists(Citation.objects.filter(cited=_WORK)),
+    has_merged_citers=Exists(Citation.objects.filter(cited__merged_into=_WORK)),
+    has_grants=Exists(Grant.objects.filter(work=_WORK)),
+    has_unlinked=Exists(UnlinkedAuthorship.objects.filter(work=_WORK)),
+)
 
 
 def work_with_byline(pk: int) -> Work:
@@ -277,6 +296,8 @@ def _topics(work: Work) -> tuple[list[Topic], int]:
 
 def _funding(work: Work) -> tuple[list[Funding], int]:
     """The first ``FUNDERS_SHOWN`` funders by name with their first award ids, and how many more."""
+    if not getattr(work, "has_grants", True):  # read by work_for_page: no grant names it
+        return [], 0
     grants = Grant.objects.filter(work=work)
     named = ~Q(award_id="")
     per_funder = (
@@ -344,23 +365,51 @@ def count_as_of(work: Work) -> datetime | None:
     return records.aggregate(latest=Max("source_updated_at"))["latest"]
 
 
+# What a "More like this" entry shows (publications/work_detail.html): the rows read no more.
+SIMILAR_FIELDS = (
+    "work_id",
+    "score",
+    "reasons",
+    *(
+        f"similar__{name}"
+        for name in ("title", "type", "publication_year", "abstract", "merged_into_id")
+    ),
+    "similar__venue__name",
+)
+SIMILAR_AUTHORSHIP_FIELDS = (
+    "work_id",
+    "position",
+    "raw_name",
+    "author__display_name",
+    "author__is_deleted",
+)
+
+
 def similar_works(work: Work, *, limit: int = 5) -> list[WorkSimilarity]:
     """The stored "More like this" matches, best first, with venues and first authors.
 
     Each similar work carries ``first_authorships``: its first four, enough to show
     three and say whether there are more.
     """
-    first_authors = Authorship.objects.select_related("author").order_by("position", "id")[:4]
-    links = list(
-        WorkSimilarity.objects.filter(work=work, similar__merged_into__isnull=True)
-        .select_related("similar__venue")
-        .order_by("-score", "similar_id")[:limit]
-    )
-    prefetch_related_objects(
-        [link.similar for link in links],
-        Prefetch("authorships", queryset=first_authors, to_attr="first_authorships"),
-    )
+    links = list(_SIMILAR_LINKS.filter(work=work)[:limit])
+    works = {link.similar_id: link.similar for link in links}
+    for other in works.values():
+        other.first_authorships = []
+    if works:
+        rows = _FIRST_AUTHORS.filter(work_id__in=list(works))
+        for authorship in byline_reads.firsts(rows, 4).order_by("position", "id"):
+            works[authorship.work_id].first_authorships.append(authorship)
     return links
+
+
+# Built once (querysets are cloned, never run, here).
+_FIRST_AUTHORS = Authorship.objects.select_related("author").only(*SIMILAR_AUTHORSHIP_FIELDS)
+_SIMILAR_LINKS = (
+    WorkSimilarity.objects.filter(similar__merged_into__isnull=True)
+    .select_related("similar__venue")
+    .only(*SIMILAR_FIELDS)
+    .order_by("-score", "similar_id")
+)
 
 
 def work_page(

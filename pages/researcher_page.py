@@ -16,7 +16,7 @@ from datetime import datetime
 from urllib.parse import urlencode
 
 from django.core.paginator import Page, Paginator
-from django.db.models import QuerySet
+from django.db.models import Count, QuerySet, Window
 from django.http import QueryDict
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
@@ -40,6 +40,7 @@ from trust.panels import trust_panel
 
 WORKS_PER_PAGE = 20
 AFFILIATIONS_SHOWN = 5  # the rest of the history is behind a <details>
+PAGES_COUNTED_ALONG = 100_000  # a page further than this is read as Paginator reads it
 
 SectionBuilder = Callable[[Author], object]
 # The sections other apps draw for every researcher page, by the name templates use.
@@ -175,11 +176,12 @@ class ResearcherPage:
 
 def author_for_page(pk: int, *, in_full: bool = False) -> Author:
     """The author of a researcher page, or Http404: with its profile (what the viewer's
-    panels need) or ``in_full``, with its metrics and last known institution too (what
-    ``researcher_page`` shows)."""
-    related = ("profile", "metrics", "last_known_institution") if in_full else ("profile",)
-    queryset = Author.objects.select_related(*related).filter(is_deleted=False)
-    return get_object_or_404(queryset, pk=pk)
+    panels need) or ``in_full``, with its metrics, last known institution and trust
+    score too (what ``researcher_page`` shows). The search vector is left unread."""
+    full = ("profile", "metrics", "last_known_institution", "trust")
+    related = full if in_full else ("profile",)
+    queryset = Author.objects.select_related(*related).defer("search_vector")
+    return get_object_or_404(queryset.filter(is_deleted=False), pk=pk)
 
 
 @dataclass(frozen=True)
@@ -256,8 +258,7 @@ def researcher_page(*, author: Author, query: QueryDict) -> ResearcherPage:
     filterset = WorkFilter(query, queryset=listed)
     pinned = _pinned_works(profile, filterset.qs)
     rest = filterset.qs.exclude(pk__in=pinned) if pinned else filterset.qs
-    works = Paginator(rest.values_list("pk", flat=True), WORKS_PER_PAGE).get_page(query.get("page"))
-    works.object_list = WorksById(list(works.object_list))
+    works = _works_page(rest, query.get("page"))
     history = _affiliations(metrics)
     return ResearcherPage(
         author=author,
@@ -278,6 +279,30 @@ def researcher_page(*, author: Author, query: QueryDict) -> ResearcherPage:
         novelty=novelty_basis(author.pk, metrics) if metrics else None,
         sections={name: build(author) for name, build in SECTIONS.items()},
     )
+
+
+def _works_page(works: QuerySet[Work], number: object) -> Page:
+    """The page ``number`` of the ids of ``works``, as ``Paginator.get_page`` gives it.
+
+    The count is read beside the rows (a window over the whole list): one query
+    for a page that exists, the usual two for any other.
+    """
+    paginator = Paginator(works.values_list("pk", flat=True), WORKS_PER_PAGE)
+    try:
+        wanted = int(number) if number is not None else 1
+    except (TypeError, ValueError):
+        wanted = 1  # as get_page: a page that is not a number is the first
+    rows = []
+    if 1 <= wanted <= PAGES_COUNTED_ALONG:
+        start = (wanted - 1) * WORKS_PER_PAGE
+        counted = works.annotate(listed_total=Window(Count("pk"))).values_list("pk", "listed_total")
+        rows = list(counted[start : start + WORKS_PER_PAGE])
+    if not rows and wanted != 1:  # past the last page, or below the first: get_page's answer
+        page = paginator.get_page(number)
+        page.object_list = WorksById(list(page.object_list))
+        return page
+    paginator.count = rows[0][1] if rows else 0
+    return Page(WorksById([pk for pk, _total in rows]), wanted, paginator)
 
 
 def _topic_choices(metrics, filterset: WorkFilter) -> list[dict]:

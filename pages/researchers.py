@@ -26,7 +26,12 @@ def _redirect_keeping_query(
 @pagecache.anonymous_page("author")
 def researcher_detail(request: HttpRequest, pk: int, slug: str = "") -> HttpResponse:
     """The page every visitor shares (from the cache), with the visitor's own panels drawn in."""
-    author = author_for_page(pk)
+    # An anonymous visitor here finds no kept page (pagecache.anonymous_page): the page is
+    # drawn now, so its record is read in full at once, after its page version (the
+    # shared page is kept under it). Anyone else mostly finds the shared page kept.
+    fresh = pagecache.cacheable_request(request)
+    own_version = pagecache.versions_current([("author", pk)]) if fresh else {}
+    author = author_for_page(pk, in_full=fresh)
     if author.merged_into_id:
         # 302: staff can undo a merge, and browsers keep a 301 for good.
         return _redirect_keeping_query(request, author.merged_into, permanent=False)
@@ -34,9 +39,10 @@ def researcher_detail(request: HttpRequest, pk: int, slug: str = "") -> HttpResp
         return _redirect_keeping_query(request, author, permanent=True)
 
     def build(visitor: HttpRequest, slots: pagecache.Slots) -> tuple[str, dict]:
-        versions = pagecache.versions_current([("author", author.pk)])  # before the rows
-        page = researcher_page(author=author_for_page(pk, in_full=True), query=visitor.GET)
-        versions |= pagecache.versions_current(pagecache.entry_records(page.shown_ids()))
+        versions = own_version or pagecache.versions_current([("author", pk)])  # before the rows
+        shown = author if fresh else author_for_page(pk, in_full=True)
+        page = researcher_page(author=shown, query=visitor.GET)
+        versions = versions | pagecache.versions_current(pagecache.entry_records(page.shown_ids()))
         context = {field.name: getattr(page, field.name) for field in fields(page)}
         context |= {"page_author": author, "slots": slots}  # page_author: marked in bylines
         return render_to_string("profiles/researcher_detail.html", context, visitor), versions

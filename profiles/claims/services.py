@@ -387,11 +387,17 @@ class PanelState:
         return self.holder is not None and self.mine is not None and self.holder.pk == self.mine.pk
 
 
-def claim_panel_state(*, author: Author, user) -> PanelState:
-    """The record's holder and the viewer's own claims, in one query."""
-    held = Exists(
+# Claims with whether their claimant holds the record (``holds``): built once (a queryset
+# is cloned, never run, here), its subquery resolved once.
+_CLAIMS_HOLDING = Claim.objects.annotate(
+    holds=Exists(
         Profile.objects.filter(author_id=OuterRef("author_id"), user_id=OuterRef("user_id"))
     )
+)
+
+
+def claim_panel_state(*, author: Author, user) -> PanelState:
+    """The record's holder and the viewer's own claims, in one query."""
     wanted = Q(author=author, status=Claim.Status.APPROVED) | Q(
         author=author, status__in=Claim.WAITING_STATUSES, holds=True
     )
@@ -399,7 +405,9 @@ def claim_panel_state(*, author: Author, user) -> PanelState:
     if signed_in:
         wanted |= Q(user=user, author=author) | Q(user=user, status__in=Claim.ACTIVE_STATUSES)
     holder = mine = elsewhere = None
-    found = Claim.objects.annotate(holds=held).filter(wanted).select_related("author")
+    found = _CLAIMS_HOLDING.filter(wanted)
+    if signed_in:  # the viewer's claim on another record names it
+        found = found.select_related("author").defer("author__search_vector")
     for claim in found.order_by("-created_at"):
         holding = claim.status == Claim.Status.APPROVED or (
             claim.status in Claim.WAITING_STATUSES and claim.holds

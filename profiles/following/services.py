@@ -124,11 +124,15 @@ class FollowState:
 def follow_state(*, author: Author, user) -> FollowState:
     """The follower count and the viewer's own follow, in one query."""
     signed_in = _signed_in(user)
-    mine = Q(user_id=user.pk) if signed_in else Q(pk__in=[])
-    alerts = mine & Q(citation_alerts_since__isnull=False)
-    row = Follow.objects.filter(author_id=author.pk).aggregate(
-        count=Count("pk"), mine=Count("pk", filter=mine), alerts=Count("pk", filter=alerts)
-    )
+    follows = Follow.objects.filter(author_id=author.pk)
+    if signed_in:
+        mine = Q(user_id=user.pk)
+        alerts = mine & Q(citation_alerts_since__isnull=False)
+        row = follows.aggregate(
+            count=Count("pk"), mine=Count("pk", filter=mine), alerts=Count("pk", filter=alerts)
+        )
+    else:  # an anonymous visitor follows nothing: the count alone
+        row = {"count": follows.count(), "mine": 0, "alerts": 0}
     profile = getattr(author, "profile", None) if signed_in else None
     is_owner = profile is not None and profile.user_id == user.pk
     return FollowState(

@@ -81,13 +81,13 @@ def test_page_takes_the_same_queries_for_20_and_2000_works(client, django_assert
         large_first, _ = page_queries(client, large)
     assert small_first == large_first
 
-    # Entries kept: the author for the panels and in full for the page, the count, the
-    # ids of the page's works, the names the entries show (for the page's versions), the
-    # kept entries with the author's links to them, the trust score, the claims and the
-    # follows: 9. No byline is read.
-    with django_assert_max_num_queries(9):
+    # Entries kept: the author in full (with its trust score), the ids of the page's works
+    # with their count, the trust history, the names the entries show (for the page's
+    # versions), the kept entries with the author's links to them, the claims and the
+    # follows: 7. No byline is read.
+    with django_assert_max_num_queries(7):
         small_count, _ = page_queries(client, small)
-    with django_assert_max_num_queries(9):
+    with django_assert_max_num_queries(7):
         large_count, response = page_queries(client, large)
 
     assert small_count == large_count
