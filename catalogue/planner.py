@@ -13,7 +13,7 @@ from contextlib import contextmanager
 
 from django.db import DatabaseError, connection, transaction
 from django.db.backends.utils import CursorWrapper
-from django.db.models import Model
+from django.db.models import Model, Value
 
 logger = logging.getLogger("publications")
 
@@ -45,12 +45,29 @@ def query_settings(settings: Mapping[str, object]) -> Iterator[CursorWrapper]:
     ``query_settings({"statement_timeout": 300, "enable_seqscan": "off"})`` sets each
     for the transaction only. That lasts until the outermost transaction ends, not
     the savepoint, so the settings are put back before the block is left: a caller
-    already inside a transaction (a request, a test) keeps its own. A block left by
-    an error rolls back to its savepoint, which puts them back too.
+    already inside a transaction (a request, a test) keeps its own. A block that is
+    the outermost transaction leaves that to its commit. A block left by an error
+    rolls back to its savepoint, which puts them back too.
     """
+    outermost = not connection.in_atomic_block
     with transaction.atomic(), connection.cursor() as cursor:
         pairs = [part for name, value in settings.items() for part in (name, str(value))]
         cursor.execute("SELECT " + ", ".join("set_config(%s, %s, true)" for _ in settings), pairs)
         yield cursor
-        # The names are the caller's constants, never input.
-        cursor.execute("; ".join(f"SET LOCAL {name} TO DEFAULT" for name in settings))
+        if not outermost:  # the names are the caller's constants, never input
+            cursor.execute("; ".join(f"SET LOCAL {name} TO DEFAULT" for name in settings))
+
+
+class Unseen(Value):
+    """A value the planner plans a query without reading: ``(SELECT value)``.
+
+    Shown a trigram lookup's text, the planner prices the trigram index by the
+    words of the text and may read every row of the table instead (through any
+    other index when sequential scans are off), which for a long word costs a
+    comparison with every name or title. Planned with its default estimate, the
+    lookup reads the index, whose cost follows the rows close to the text.
+    """
+
+    def as_sql(self, compiler, connection):
+        sql, params = super().as_sql(compiler, connection)
+        return f"(SELECT {sql})", params

@@ -3,17 +3,21 @@
 ``WorkMatches`` (in ``search.works``) are plain queries on the work table (the
 SQLite path and the trigram fallback). On PostgreSQL, full-text matches are read
 from the narrow ``WorkSearch`` rows, and what a search reads is bounded by the
-matches it keeps, not by the corpus. The matches are always read through the
-full-text (GIN) index, at most LARGE_RESULT + 1 of them: the planner is not shown
-the query (``UnseenSearchQuery``), so it cannot guess a word common and scan the
-whole table instead, whatever its statistics say. Up to LARGE_RESULT matches are
-counted, faceted and ranked exactly in that one statement (``RankedMatches``).
-A larger result (a common word) is not ranked in full: the TOPIC_SAMPLE most
-cited matches are taken, ranked and shown best first (``SampledMatches``; for a
-common word the planner finds them by walking an index in citation order until
-it has enough); the page says the count is an estimate and that the facet counts
-are among those works. Topic counts come from the best TOPIC_SAMPLE matches in
-either case, each work's topics looked up in the index.
+matches it keeps, not by the corpus. The planner's estimate of the matches is
+asked first (EXPLAIN, no row read). Unless it expects a large result, the
+matches are read through the full-text (GIN) index, at most LARGE_RESULT + 1 of
+them: the planner is not shown the query (``UnseenSearchQuery``), so it cannot
+guess a word common and scan the whole table instead, whatever its statistics
+say. Up to LARGE_RESULT matches are counted, faceted and ranked exactly in that
+one statement (``RankedMatches``). A larger result (a common word) is not ranked
+in full: the TOPIC_SAMPLE most cited matches are taken, ranked and shown best
+first (``SampledMatches``; the planner finds them by walking an index in citation
+order until it has enough); the page says the count is an estimate and that the
+facet counts are among those works. A result the planner expects large is
+sampled so at once, from a bounded stretch of that index (``BoundedSample``):
+counting it first would read LARGE_RESULT rows for nothing. Topic counts come
+from the best TOPIC_SAMPLE matches in either case, each work's topics looked up
+in the index.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from django.contrib.postgres.search import SearchQuery, SearchRank
 from django.db import connection
 from django.db.models import F, QuerySet
 
-from catalogue.models import Topic, Work, WorkTopic
+from catalogue.models import Topic, Work, WorkSearch, WorkTopic
 from search.cards import works_listed
 
 FACET_LIMIT = 12
@@ -36,6 +40,9 @@ TOPIC_SAMPLE = 1000
 # Matches counted, faceted and ranked exactly; past this many a search ranks only
 # the most cited TOPIC_SAMPLE of them (see the module's docstring).
 LARGE_RESULT = 5000
+# Past this many times LARGE_RESULT matches expected by the planner, a search samples
+# the most cited at once (``BoundedSample``), without counting them first.
+COMMON_ESTIMATE = 1.5
 
 
 class WorksById(Sequence):
@@ -255,6 +262,48 @@ class SampledMatches(RankedMatches):
 CITED_ORDER = [F("cited_by_count").desc(nulls_last=True), "-work_id"]
 
 
+class BoundedSample(SampledMatches):
+    """SampledMatches for a result the planner expects large, read from at most the
+    first ``reach`` rows of the citation index, the stretch where a result of
+    LARGE_RESULT matches spread evenly would hold TOPIC_SAMPLE of them.
+
+    A result as large as the planner expects fills its sample long before the end of
+    that stretch; one it overrated does not (``filled`` is False), and is counted
+    from the full-text index instead (``full_text``), so a wrong guess costs a
+    bounded read, never the whole table.
+    """
+
+    def __init__(self, rows: QuerySet, estimate: int, narrow: QuerySet, query: str):
+        super().__init__(rows, estimate)
+        self.narrow = narrow
+        self.query = query
+
+    def _matched(self) -> tuple[str, tuple]:
+        columns = ("work_id", "type", "cited_by_count", "search_vector")
+        walk = self.narrow.order_by(*CITED_ORDER).values(*columns)
+        walk_sql, walk_params = walk.query.sql_with_params()
+        table = WorkSearch._meta.db_table
+        sql = f"""
+            SELECT top.work_id, top.type, top.cited_by_count,
+                   ts_rank(top.search_vector, websearch_to_tsquery('english', %s)) AS rank
+            FROM ({walk_sql}
+                  LIMIT (SELECT ceil(greatest(reltuples, 1) * %s)::bigint
+                         FROM pg_class WHERE oid = %s::regclass)) top
+            WHERE top.search_vector @@ websearch_to_tsquery('english', %s)
+            ORDER BY top.cited_by_count DESC NULLS LAST, top.work_id DESC
+            LIMIT %s
+        """  # noqa: S608 - SQL compiled by Django, a model's table, values as parameters
+        reach = TOPIC_SAMPLE / LARGE_RESULT
+        params = (self.query, *walk_params, reach, table, self.query, TOPIC_SAMPLE)
+        return sql, params
+
+    @property
+    def filled(self) -> bool:
+        """Whether the stretch read held a whole sample: the most cited matches."""
+        self._load()
+        return self._sampled >= TOPIC_SAMPLE
+
+
 class UnseenSearchQuery(SearchQuery):
     """A full-text query the planner plans without reading it: ``(SELECT query)``.
 
@@ -283,14 +332,23 @@ def full_text(narrow: QuerySet, query: str) -> RankedMatches:
     """The ``narrow`` search rows (visible, filtered) matching ``query``: every match
     ranked, or for a large result the most cited ones (SampledMatches).
 
-    The matches are counted first through the index, at most LARGE_RESULT + 1 of
-    them (RankedMatches), so a rare word never costs what a common one does.
+    The planner's estimate is asked first (EXPLAIN: no row read). A result it expects
+    larger than COMMON_ESTIMATE times LARGE_RESULT is sampled at once, reading at most
+    a bounded stretch of the citation index (``BoundedSample``); otherwise, or when
+    that stretch holds too few matches, the matches are counted first through the
+    index, at most LARGE_RESULT + 1 of them (RankedMatches), so a rare word never
+    costs what a common one does.
     """
     text = SearchQuery(query, config="english", search_type="websearch")
-    unseen = UnseenSearchQuery(query, config="english", search_type="websearch")
     rank = SearchRank(F("search_vector"), text)
+    common = narrow.filter(search_vector=text).annotate(rank=rank)
+    estimate = estimated_rows(common)
+    if estimate > COMMON_ESTIMATE * LARGE_RESULT:
+        sampled = BoundedSample(common, estimate, narrow, query)
+        if sampled.filled:
+            return sampled
+    unseen = UnseenSearchQuery(query, config="english", search_type="websearch")
     matches = RankedMatches(narrow.filter(search_vector=unseen).annotate(rank=rank))
     if not matches.overflowing:
         return matches
-    common = narrow.filter(search_vector=text).annotate(rank=rank)
-    return SampledMatches(common, max(estimated_rows(common), LARGE_RESULT + 1))
+    return SampledMatches(common, max(estimate, LARGE_RESULT + 1))

@@ -35,7 +35,7 @@ from django.db.models import (
 
 from catalogue.identifiers import normalize_name
 from catalogue.models import Author
-from catalogue.planner import query_settings
+from catalogue.planner import Unseen, query_settings
 from search.works import on_postgres, query_words
 
 # Below this trigram word similarity a name is not offered as a match.
@@ -166,8 +166,10 @@ def _first_like(folded: str, limit: int) -> list[Author]:
 
 def _near(folded: str) -> QuerySet:
     """The ids of at most NAME_CANDIDATES visible names close to ``folded``, in no order
-    (an order would read every close name to sort them)."""
-    near = Author.objects.visible().filter(normalized_name__trigram_word_similar=folded)
+    (an order would read every close name to sort them), read through the trigram index
+    (``Unseen``)."""
+    close = Unseen(folded)
+    near = Author.objects.visible().filter(normalized_name__trigram_word_similar=close)
     return near.order_by().values("pk")[:NAME_CANDIDATES]
 
 

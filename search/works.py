@@ -32,7 +32,7 @@ from django.db.models.functions import Coalesce
 from catalogue.filters import OPEN_ACCESS_CHOICES, open_access_q
 from catalogue.identifiers import normalize_title
 from catalogue.models import Topic, Work, WorkSearch, WorkTopic
-from catalogue.planner import query_settings
+from catalogue.planner import Unseen, query_settings
 from search.matches import (
     FACET_LIMIT,
     Matches,
@@ -190,7 +190,7 @@ def _similar_titles(folded: str, filters: WorkFilters) -> WorkMatches:
             }
         ):
             near = filters.apply(Work.objects.visible())
-            near = near.filter(normalized_title__trigram_word_similar=folded).order_by()
+            near = near.filter(normalized_title__trigram_word_similar=Unseen(folded)).order_by()
             ids = list(near.values_list("pk", flat=True)[:TITLE_CANDIDATES])
     except DatabaseError:  # the time ran out: no close title rather than a slow page
         ids = []

@@ -38,7 +38,8 @@ def test_a_rare_word_finds_its_work_first_in_one_statement_beside_a_common_word(
     with CaptureQueriesContext(connection) as queries:
         matches = search_works("quasicrystal")
         assert matches.count() == 2
-    assert len(queries) == 1  # counted, faceted and ranked in one statement
+    # The planner's estimate (no row read), then counted, faceted and ranked in one statement.
+    assert len(queries) == 2 and queries[0]["sql"].startswith("EXPLAIN")
     assert [w.pk for w in matches[0:2]][0] == rare.pk  # the title hit, though cited least
     assert not matches.approximate and matches.topic_sample is None
 
@@ -67,6 +68,35 @@ def test_facet_counts_are_exact_up_to_the_threshold_and_sampled_past_it(monkeypa
     assert matches.topic_sample == 8
     assert sum(f["count"] for f in matches.type_facets()) == 8
     assert {w.cited_by_count for w in matches[0:8]} == set(range(4, 12))
+
+
+def test_a_result_the_planner_expects_large_is_sampled_at_once(monkeypatch):
+    monkeypatch.setattr(search, "LARGE_RESULT", 5)
+    monkeypatch.setattr(search, "TOPIC_SAMPLE", 4)
+    for n in range(30):
+        WorkFactory(title=f"Graphene study {n}", cited_by_count=n)
+    WorkFactory(title="Silicon study", cited_by_count=99)
+    analyse()
+    with CaptureQueriesContext(connection) as queries:
+        matches = search_works("graphene")
+        assert matches.approximate and matches.topic_sample == 4
+    assert type(matches) is search.BoundedSample
+    assert len(queries) == 2  # the estimate, then the most cited matches in one statement
+    assert [w.cited_by_count for w in matches[0:4]] == [29, 28, 27, 26]
+
+
+def test_a_result_the_planner_overrates_is_counted_exactly(monkeypatch):
+    monkeypatch.setattr(search, "estimated_rows", lambda rows: 10**6)
+    for n in range(3):
+        WorkFactory(title=f"Quasicrystal lattice {n}", cited_by_count=n)
+    for n in range(40):
+        WorkFactory(title=f"Unrelated study {n}", cited_by_count=100 + n)
+    analyse()
+    matches = search_works("quasicrystal")
+    # The stretch of the citation index read holds too few matches: counted in full.
+    assert type(matches) is search.RankedMatches and not matches.approximate
+    assert matches.count() == 3
+    assert [w.cited_by_count for w in matches[0:3]] == [2, 1, 0]
 
 
 def test_a_result_past_the_threshold_with_filters_still_counts_only_what_they_keep(monkeypatch):
