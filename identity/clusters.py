@@ -11,7 +11,9 @@ Order of work in a block:
 3. a second pass on the groups themselves: each group's evidence is pooled
    (all its co-authors, places, topics...) and groups are weighed against each
    other the way two bylines are, again merging only above the threshold;
-4. what remains between the candidate and the merge threshold is returned as
+4. a group of one to three bylines joins the one group its pooled evidence
+   clearly points to (``identity.attach``);
+5. what remains between the candidate and the merge threshold is returned as
    candidates, each with its evidence, for an owner or staff to decide.
 
 Cannot-links always win: two different ORCIDs, two bylines of one work, and
@@ -28,6 +30,7 @@ import multiprocessing
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
 
+from identity.attach import attach
 from identity.evidence import NEVER, Byline, Evidence, Profile, name_level, profile_of, weigh
 from identity.keys import Frequencies
 from identity.names import INCOMPATIBLE, first_form, parse_name
@@ -43,6 +46,7 @@ class Thresholds:
     candidate: float = 0.5  # propose them as one person at or above this one
     linkage: str = "average"  # or "complete"
     pooled: bool = True  # second pass on pooled evidence
+    attach: bool = True  # small groups join the one group their evidence points to
 
 
 @dataclass
@@ -117,6 +121,9 @@ class Block:
         while index in self.merged_into:
             index = self.merged_into[index]
         return index
+
+    def may_merge(self, a: int, b: int) -> bool:
+        return automatic(self.groups[a], self.groups[b])
 
     def merge(self, a: int, b: int) -> int:
         keep, gone = (
@@ -359,7 +366,9 @@ def resolve_block(
     block = Block(profiles, cannot, freq, together)
     block.must_link()
     known = agglomerate(block, thresholds)
-    neighbours = pool(block, thresholds, known) if thresholds.pooled else None
+    neighbours = pool(block, thresholds, known) if thresholds.pooled else Neighbours(block)
+    if thresholds.attach:
+        attach(block, neighbours)
     found = candidates(block, thresholds, neighbours)
     order = sorted(block.groups, key=lambda i: min(block.groups[i].ids))
     position = {index: n for n, index in enumerate(order)}

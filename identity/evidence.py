@@ -139,6 +139,12 @@ def profile_of(byline: Byline) -> Profile:
 class Evidence:
     logit: float
     reasons: list[str]
+    prior: float = 0.0  # the part of the log-odds the names alone give
+
+    @property
+    def beyond_names(self) -> float:
+        """Log-odds from everything but the names (co-authors, places, subject...)."""
+        return self.logit - self.prior
 
     @property
     def score(self) -> float:
@@ -194,7 +200,7 @@ def weigh(
     level = name_level(a, b)
     if level == INCOMPATIBLE:
         return Evidence(NEVER, ["names disagree"])
-    logit = _name_prior(a, b, level, crowd, freq, reasons)
+    prior = logit = _name_prior(a, b, level, crowd, freq, reasons)
     if a.source_ids and b.source_ids and not (a.source_ids & b.source_ids):
         # The source that gave each side its id judged them two people, on evidence not
         # all seen here (the name it saw too): only evidence beyond the name says otherwise.
@@ -214,7 +220,7 @@ def weigh(
     )
     logit += min(subject, SUBJECT_CAP)
     logit += _year_evidence(a, b, reasons)
-    return Evidence(logit, reasons or [])
+    return Evidence(logit, reasons or [], prior)
 
 
 def _say(reasons: list[str] | None, text: str) -> None:
