@@ -140,11 +140,15 @@ def _split_order(text: str) -> tuple[list[str], list[str]]:
     """(surname tokens, given tokens) from "Surname, Given", "Given Surname" or "Surname GW"."""
     if "," in text:
         head, _, tail = text.partition(",")
-        tail_tokens = [t for t in tail.replace(",", " ").split() if t.lower() not in SUFFIXES]
+        tail_tokens = tail.replace(",", " ").split()
+        # "Rahman, MD": capitals without dots first after the comma are initials.
+        capitals = bool(tail_tokens) and tail_tokens[0].isupper() and "." not in tail_tokens[0]
+        tail_tokens = [t for n, t in enumerate(tail_tokens) if not _suffix(t, n == 0 and capitals)]
         if tail_tokens:
             return head.split(), tail_tokens
         text = head
-    tokens = [t for t in text.split() if t.lower() not in SUFFIXES]
+    # A suffix follows a name: "JR Smith" and "MD Rahman" begin with initials.
+    tokens = [t for n, t in enumerate(text.split()) if not _suffix(t, n == 0)]
     if len(tokens) <= 1:
         return tokens, []
     all_caps = text.upper() == text
@@ -162,6 +166,11 @@ def _split_order(text: str) -> tuple[list[str], list[str]]:
     while start > 1 and _is_particle(tokens[start - 1]):
         start -= 1
     return tokens[start:], tokens[:start]
+
+
+def _suffix(token: str, first: bool) -> bool:
+    """Whether ``token`` is a suffix such as "Jr." (never the first word of a name)."""
+    return not first and token.lower() in SUFFIXES
 
 
 def _is_particle(token: str) -> bool:

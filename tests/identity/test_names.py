@@ -117,3 +117,18 @@ def test_particle_variants_share_a_block():
     assert block_key("A. Del Maestro") == block_key("Adrian Maestro")
     assert block_key("J. van der Berg") == block_key("Berg, John")
     assert block_key("Smith, John") == block_key("J. Smith") == "smith_j"
+
+
+def test_a_suffix_word_printed_first_is_initials():
+    name = parse_name("JR Eckkapetom")
+    assert name.surname == "eckkapetom"
+    assert [part.initial for part in name.given] == ["j", "r"]
+    assert [part.initial for part in parse_name("MD Rahman").given] == ["m", "d"]
+    assert [part.initial for part in parse_name("Rahman, MD").given] == ["m", "d"]
+    assert parse_name("Eckkapetom, JR").block == parse_name("J. R. Eckkapetom").block
+
+
+def test_a_suffix_after_the_name_is_still_dropped():
+    assert parse_name("Smith, Jr.").given == ()
+    assert parse_name("Martin Luther King III").surname == "king"
+    assert [part.initial for part in parse_name("Smith, John, Jr.").given] == ["j"]
