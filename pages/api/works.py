@@ -41,7 +41,6 @@ from catalogue.models import (
     Work,
 )
 from config.api import ID_PATTERN, Pagination, StrictQueryParams
-from pages.api import author_detail
 from pages.api.author_metrics import AuthorMetricsSerializer
 from pages.api.fields import NullForUnknown, PageURLField, PublicationDate, WebURLs, serialized
 from pages.api.filters import (
@@ -290,9 +289,15 @@ class AuthorViewSet(VersionedRetrieve, StrictQueryParams, viewsets.ReadOnlyModel
         return AuthorDetailSerializer if self.action == "retrieve" else AuthorSerializer
 
     def answer_record(self, request, pk=None, **kwargs):
-        """The author as ``AuthorDetailSerializer`` writes it, read in one query built once
-        (``author_detail``) and written by a kept serializer (``serialized``)."""
-        author = author_detail.author(int(pk))
+        """The author as ``AuthorDetailSerializer`` writes it: read in one query with its
+        institution and metrics (no list filters), written by a kept serializer."""
+        author = (
+            Author.objects.visible()
+            .select_related("last_known_institution", "metrics")
+            .defer("search_vector")
+            .filter(pk=int(pk))
+            .first()
+        )
         if author is None:
             raise NotFound()
         self.check_object_permissions(request, author)
