@@ -14,7 +14,9 @@ class PublicationsConfig(AppConfig):
 
     def ready(self) -> None:
         # The tasks register, for other packages to send them by name.
-        from catalogue import tasks  # noqa: F401
+        from catalogue import lookups, tasks  # noqa: F401
+
+        lookups.register()
 
         if settings.CELERY_TASK_ALWAYS_EAGER:
             logger.info("REDIS_URL is not set: Celery tasks run inline in this process.")

@@ -136,7 +136,16 @@ DATABASES = {"default": env.database("DATABASE_URL", DEFAULT_SQLITE_URL)}
 DATABASES["default"]["CONN_MAX_AGE"] = env.integer("CONN_MAX_AGE", 60, minimum=0)
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # Django's backend with bulk writes batched under PostgreSQL's parameter limit.
+    DATABASES["default"]["ENGINE"] = "config.postgresql"
     DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = 5
+    # Parameters bound by the server let PostgreSQL keep the plan of a statement
+    # a connection runs again and again (after five runs): a cold page's reads
+    # are planned once per connection instead of once per request. Needs a
+    # session of its own per connection: direct, or a pooler in session mode
+    # (or one that tracks prepared statements).
+    if env.boolean("DATABASE_PREPARED", True):
+        DATABASES["default"]["OPTIONS"].update(server_side_binding=True, prepare_threshold=5)
 else:
     DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
