@@ -171,9 +171,11 @@ def build(args, env) -> None:
             continue
         if args.recompute or count_rows(args, table) == 0:
             step(label, PYTHON, "manage.py", *command, env=env)
-    # Planner statistics, as autovacuum gathers them some time after a bulk load; without
-    # them PostgreSQL guesses row counts and an author's works are read by scanning all works.
-    step("analyze", "psql", f"{args.server}/{args.database}", "-qc", "ANALYZE", env=env)
+    # What autovacuum leaves some time after a bulk load: planner statistics (without them
+    # PostgreSQL guesses row counts and an author's works are read by scanning all works)
+    # and the visibility map (without it an index-only scan still reads every row's page).
+    # Done here because a server may run with autovacuum off.
+    step("vacuum", "psql", f"{args.server}/{args.database}", "-qc", "VACUUM (ANALYZE)", env=env)
 
 
 @dataclass

@@ -5,6 +5,8 @@ title and abstract, ranked with title hits weighing more). When full-text search
 finds no work, the trigram index of the normalised titles is asked for titles
 close to the query (a misspelt word): at most TITLE_CANDIDATES of them, within
 TITLE_TIMEOUT_MS, so the fallback never compares the query with every title.
+When the words do match works and only the filters left none, the result stays
+empty: the words were not misspelt.
 A query that names a researcher asks for no such fallback (the page lists the
 researcher instead). Other databases (the embedded SQLite default) match every
 word of the query as a substring.
@@ -23,7 +25,7 @@ from functools import reduce
 from operator import and_
 
 from django import forms
-from django.contrib.postgres.search import TrigramWordSimilarity
+from django.contrib.postgres.search import SearchQuery, TrigramWordSimilarity
 from django.core.exceptions import ValidationError
 from django.db import DatabaseError, connection
 from django.db.models import Count, F, Q, QuerySet, Value
@@ -165,7 +167,7 @@ def search_works(
         return WorkMatches(Work.objects.none(), ["-id"])
     if on_postgres():
         matches = full_text(_narrow_rows(filters), query)
-        if matches.count() or not similar_titles:
+        if matches.count() or not similar_titles or _filtered_away(query, filters):
             return matches
         return _similar_titles(normalize_title(query), filters)
     match = reduce(
@@ -174,6 +176,21 @@ def search_works(
     )
     works = filters.apply(Work.objects.visible()).filter(match).annotate(rank=Value(0.0))
     return WorkMatches(works, [Coalesce("cited_by_count", Value(-1)).desc(), "-id"])
+
+
+def _filtered_away(query: str, filters: WorkFilters) -> bool:
+    """Whether works match ``query`` and the filters alone left none.
+
+    Then the words were found as written: titles merely close to them would
+    answer a question nobody asked, so the result stays empty.
+    """
+    if not filters.active:
+        return False
+    text = SearchQuery(query, config="english", search_type="websearch")
+    # Through the full-text index: a scan of every row looking for a first match
+    # reads them all when no work holds the words.
+    with query_settings({"enable_seqscan": "off"}):
+        return _narrow_rows(WorkFilters()).filter(search_vector=text).exists()
 
 
 def _similar_titles(folded: str, filters: WorkFilters) -> WorkMatches:

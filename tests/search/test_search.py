@@ -51,6 +51,28 @@ def test_a_misspelt_title_falls_back_to_trigram_matching():
     assert titles(search_works("checkerbord")) == ["Checkerboard patterns in superconductors"]
 
 
+@postgres_only
+def test_words_the_filters_left_no_work_for_ask_for_no_similar_titles(monkeypatch):
+    import search.works as works_module
+
+    WorkFactory(title="Checkerboard patterns", publication_year=2010)
+    WorkFactory(title="Checkerboard pattern growth", publication_year=2022)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("similar titles were read for words that match works")
+
+    monkeypatch.setattr(works_module, "_similar_titles", refuse)
+    assert titles(search_works("checkerboard", WorkFilters(year_from=2030))) == []
+
+
+@postgres_only
+def test_a_misspelt_title_under_a_filter_still_finds_close_titles():
+    WorkFactory(title="Checkerboard patterns in superconductors", publication_year=2022)
+    found = titles(search_works("checkerbord", WorkFilters(year_from=2020)))
+    assert found == ["Checkerboard patterns in superconductors"]
+    assert titles(search_works("checkerbord", WorkFilters(year_to=2000))) == []
+
+
 def test_names_match_without_accents():
     AuthorFactory(display_name="Vincent Larivière")
     AuthorFactory(display_name="Vincent Price")
