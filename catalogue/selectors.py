@@ -6,19 +6,20 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 
 from django.core.exceptions import FieldDoesNotExist
+from django.db import connection
 from django.db.models import (
+    BooleanField,
     Case,
     Count,
-    Exists,
     F,
     Max,
-    OuterRef,
     Prefetch,
     Q,
     QuerySet,
     When,
     Window,
 )
+from django.db.models.expressions import RawSQL
 from django.db.models.functions import RowNumber
 from django.shortcuts import get_object_or_404
 
@@ -35,6 +36,7 @@ from catalogue.models import (
     UnlinkedAuthorship,
     Work,
     WorkSimilarity,
+    WorkTopic,
 )
 
 
@@ -158,7 +160,6 @@ class WorkPage:
     affiliations: list[Affiliation]
     topics: list[Topic]
     funding: list[Funding]
-    similar: list[WorkSimilarity]
     sources: dict[str, str]  # field name -> label of the source that set it
     dates: list[tuple[str, PartialDate, str]] = field(default_factory=list)  # label, day, source
     provenance: list[tuple[str, str]] = field(default_factory=list)  # fact, source label
@@ -224,14 +225,27 @@ def work_for_page(pk: int) -> Work:
     return get_object_or_404(_PAGE_WORKS, pk=pk)
 
 
-_WORK = OuterRef("pk")
-# Built once (a queryset is cloned, never run, here): its subqueries are resolved once.
+def _exists(model, where: str, join: str = "") -> RawSQL:
+    """Whether a row of ``model`` meets ``where`` (``r`` the row, ``{work}`` the work
+    read): in plain SQL, as ``Exists`` of a queryset costs more to build than to run."""
+    quote = connection.ops.quote_name
+    work = f"{quote(Work._meta.db_table)}.{quote('id')}"
+    table = quote(model._meta.db_table)
+    sql = f"EXISTS (SELECT 1 FROM {table} r {join} WHERE {where})"  # noqa: S608 - quoted names
+    return RawSQL(sql.format(work=work), [], output_field=BooleanField())  # noqa: S611 - no values
+
+
+# Built once (a queryset is cloned, never run, here).
 _PAGE_WORKS = Work.objects.select_related("venue").annotate(
-    has_references=Exists(Citation.objects.filter(citing=_WORK)),
-    has_citers=Exists(Citation.objects.filter(cited=_WORK)),
-    has_merged_citers=Exists(Citation.objects.filter(cited__merged_into=_WORK)),
-    has_grants=Exists(Grant.objects.filter(work=_WORK)),
-    has_unlinked=Exists(UnlinkedAuthorship.objects.filter(work=_WORK)),
+    has_references=_exists(Citation, "r.citing_id = {work}"),
+    has_citers=_exists(Citation, "r.cited_id = {work}"),
+    has_merged_citers=_exists(
+        Citation,
+        "m.merged_into_id = {work}",
+        join=f"JOIN {connection.ops.quote_name(Work._meta.db_table)} m ON m.id = r.cited_id",
+    ),
+    has_grants=_exists(Grant, "r.work_id = {work}"),
+    has_unlinked=_exists(UnlinkedAuthorship, "r.work_id = {work}"),
 )
 
 
@@ -286,12 +300,23 @@ def _bylines(entries: list) -> tuple[list[Byline], list[Affiliation]]:
 
 
 def _topics(work: Work) -> tuple[list[Topic], int]:
-    """The first ``TOPICS_SHOWN`` topics (primary first, then by score), and how many more."""
-    rows = work.work_topics.select_related("topic").order_by("-is_primary", "-score", "id")
-    topics = [wt.topic for wt in rows[: TOPICS_SHOWN + 1]]
+    """The first ``TOPICS_SHOWN`` topics (primary first, then by score), and how many more.
+
+    Read in plain SQL: the ORM's query costs more to build than to run.
+    """
+    topics = list(Topic.objects.raw(_topics_sql(), [work.pk, TOPICS_SHOWN + 1]))
     if len(topics) <= TOPICS_SHOWN:
         return topics, 0
-    return topics[:TOPICS_SHOWN], rows.count() - TOPICS_SHOWN
+    return topics[:TOPICS_SHOWN], WorkTopic.objects.filter(work=work).count() - TOPICS_SHOWN
+
+
+def _topics_sql() -> str:
+    quote = connection.ops.quote_name
+    topics, links = quote(Topic._meta.db_table), quote(WorkTopic._meta.db_table)
+    return f"""
+        SELECT t.* FROM {links} wt JOIN {topics} t ON t.id = wt.topic_id
+        WHERE wt.work_id = %s ORDER BY wt.is_primary DESC, wt.score DESC, wt.id LIMIT %s
+    """  # noqa: S608 - quoted names of the models' tables, values as parameters
 
 
 def _funding(work: Work) -> tuple[list[Funding], int]:
@@ -365,7 +390,8 @@ def count_as_of(work: Work) -> datetime | None:
     return records.aggregate(latest=Max("source_updated_at"))["latest"]
 
 
-# What a "More like this" entry shows (publications/work_detail.html): the rows read no more.
+SIMILAR_SHOWN = 5  # matches a work page shows
+# What a "More like this" entry shows (publications/_similar_list.html): the rows read no more.
 SIMILAR_FIELDS = (
     "work_id",
     "score",
@@ -385,42 +411,55 @@ SIMILAR_AUTHORSHIP_FIELDS = (
 )
 
 
-def similar_works(work: Work, *, limit: int = 5) -> list[WorkSimilarity]:
-    """The stored "More like this" matches, best first, with venues and first authors.
+def similar_lists(work_ids: list[int], *, limit: int = SIMILAR_SHOWN) -> dict[int, list]:
+    """The stored "More like this" matches of each of ``work_ids`` (those with any), best
+    first, with venues and first authors, in two queries whatever the number of works.
 
     Each similar work carries ``first_authorships``: its first four, enough to show
     three and say whether there are more.
     """
-    links = list(_SIMILAR_LINKS.filter(work=work)[:limit])
-    works = {link.similar_id: link.similar for link in links}
-    for other in works.values():
-        other.first_authorships = []
-    if works:
-        rows = _FIRST_AUTHORS.filter(work_id__in=list(works))
+    if not work_ids:
+        return {}
+    rank = Window(RowNumber(), partition_by=[F("work_id")], order_by=_SIMILAR_ORDER)
+    links = _SIMILAR_LINKS.filter(work_id__in=work_ids).annotate(rank=rank)
+    lists: dict[int, list[WorkSimilarity]] = {}
+    shown: dict[int, list[Work]] = {}
+    for link in links.filter(rank__lte=limit).order_by("work_id", *_SIMILAR_ORDER):
+        lists.setdefault(link.work_id, []).append(link)
+        link.similar.first_authorships = []
+        shown.setdefault(link.similar_id, []).append(link.similar)
+    if shown:
+        rows = _FIRST_AUTHORS.filter(work_id__in=list(shown))
         for authorship in byline_reads.firsts(rows, 4).order_by("position", "id"):
-            works[authorship.work_id].first_authorships.append(authorship)
-    return links
+            for other in shown[authorship.work_id]:
+                other.first_authorships.append(authorship)
+    return lists
 
 
 # Built once (querysets are cloned, never run, here).
+_SIMILAR_ORDER = (F("score").desc(), F("similar_id").asc())
 _FIRST_AUTHORS = Authorship.objects.select_related("author").only(*SIMILAR_AUTHORSHIP_FIELDS)
 _SIMILAR_LINKS = (
     WorkSimilarity.objects.filter(similar__merged_into__isnull=True)
     .select_related("similar__venue")
     .only(*SIMILAR_FIELDS)
-    .order_by("-score", "similar_id")
 )
 
 
 def work_page(
-    work: Work, *, today: date, all_authors: bool = False, authors_page: int = 1
+    work: Work,
+    *,
+    today: date,
+    all_authors: bool = False,
+    authors_page: int = 1,
 ) -> WorkPage:
     """Everything the work page shows, in a fixed number of queries whatever the work's size.
 
     A byline past ``BYLINES_SHOWN`` names shows its first names and its last, and
     says how many it leaves out; with ``all_authors``, page ``authors_page`` of the
     whole byline, ``BYLINE_PAGE`` names a page. Topics and funders are shown as
-    far as ``TOPICS_SHOWN`` and ``FUNDERS_SHOWN`` and counted beyond.
+    far as ``TOPICS_SHOWN`` and ``FUNDERS_SHOWN`` and counted beyond. The "More like
+    this" matches are read by ``similar_lists``: a page keeps them drawn.
     """
     labels = dict(Source.choices)
     sources = {
@@ -445,7 +484,6 @@ def work_page(
         topics_left_out=topics_left_out,
         funding=funding,
         funders_left_out=funders_left_out,
-        similar=similar_works(work),
         sources=sources,
         dates=_dates(work, sources),
         embargo_active=bool(work.embargo_until and work.embargo_until > today),

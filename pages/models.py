@@ -1,4 +1,5 @@
-"""What the public pages keep of their own: list entries drawn ahead of their visitors."""
+"""What the public pages keep of their own: list entries and "More like this" lists
+drawn ahead of their visitors."""
 
 from __future__ import annotations
 
@@ -25,3 +26,22 @@ class WorkEntry(models.Model):
 
     def __str__(self) -> str:
         return f"entry of work {self.work_id}"
+
+
+class SimilarList(models.Model):
+    """A work page's "More like this" list (``publications/_similar_list.html``) as drawn.
+
+    Drawn when the work's matches are stored or a work it lists changes what the list
+    shows of it (``pages.similar``), not when the page is read. ``generation`` names
+    the template and code that drew it: a list of another generation is drawn again.
+    """
+
+    work = models.OneToOneField(
+        "publications.Work", on_delete=models.CASCADE, primary_key=True, related_name="+"
+    )
+    html = models.TextField()
+    generation = models.CharField(max_length=16)
+    rendered_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"similar list of work {self.work_id}"

@@ -4,7 +4,8 @@ Domain code never touches the page cache. Model saves and deletes, and the signa
 the apps send when they write what pages show (an import batch, refreshed metrics,
 trust scores, "More like this" lists), bump the versions of the pages that show them
 (``pages.cache``); what changes a list entry also has the entry drawn again
-(``pages.entries``), after the change commits.
+(``pages.entries``), and the "More like this" lists showing the work
+(``pages.similar``), after the change commits.
 """
 
 from __future__ import annotations
@@ -22,12 +23,13 @@ from catalogue.models import (
     UnlinkedAuthorship,
     Venue,
     Work,
+    WorkSimilarity,
 )
 from catalogue.signals import authors_changed, metrics_refreshed
 from ingestion.references import reference_previews_stored
 from pages import cache as pagecache
-from pages import entries
-from pages.tasks import draw_entries
+from pages import entries, similar
+from pages.tasks import draw_entries, draw_similar_lists
 from profiles.models import Claim, Follow, Profile
 from similarity.signals import similarities_stored
 from trust.signals import trust_scored
@@ -39,11 +41,24 @@ DRAW_CHUNK = 500
 
 
 def _entries_stale(work_ids) -> None:
-    """Forget these works' list entries now; draw them again once the change commits."""
+    """Forget these works' list entries now, and the "More like this" lists showing
+    them (a list shows a part of what an entry shows); draw them again once the
+    change commits."""
     ids = entries.entries_forget(work_ids)
+    _later(draw_entries, ids)
+    _similar_stale(similar.works_listing(ids))
+
+
+def _similar_stale(work_ids) -> None:
+    """Forget these works' "More like this" lists now; draw them again once the change
+    commits."""
+    _later(draw_similar_lists, similar.lists_forget(work_ids))
+
+
+def _later(task, ids: list[int]) -> None:
     for start in range(0, len(ids), DRAW_CHUNK):
         chunk = ids[start : start + DRAW_CHUNK]
-        transaction.on_commit(lambda chunk=chunk: draw_entries.delay(chunk))
+        transaction.on_commit(lambda chunk=chunk: task.delay(chunk))
 
 
 @receiver(authors_changed, dispatch_uid="publications.pages_after_import")
@@ -62,6 +77,12 @@ def renew_work_page(sender, instance: Work, **kwargs) -> None:
     pagecache.authors_bump(author_id for _, author_id in pagecache.work_authors(instance.pk))
     if not kwargs.get("raw"):
         _entries_stale([instance.pk])
+
+
+@receiver(pre_delete, sender=Work, dispatch_uid="pages.similar_before_work_delete")
+def forget_lists_showing_work(sender, instance: Work, **kwargs) -> None:
+    """A work about to go: the lists showing it lose it (its matches go with it)."""
+    _similar_stale(similar.works_listing([instance.pk]))
 
 
 @receiver(post_save, sender=Author, dispatch_uid="publications.page_after_author_save")
@@ -114,8 +135,22 @@ def renew_researcher_figures(sender, author_ids: list[int], **kwargs) -> None:
 
 @receiver(similarities_stored, dispatch_uid="pages.after_similarities")
 def renew_more_like_this(sender, work_ids: list[int], **kwargs) -> None:
-    """The works' "More like this" lists are replaced: their pages show them."""
+    """The works' "More like this" lists are replaced: their pages show them, and
+    their kept lists are drawn again once the new matches commit."""
     pagecache.works_bump(work_ids)
+    _similar_stale(work_ids)
+
+
+@receiver(post_save, sender=WorkSimilarity, dispatch_uid="pages.after_similarity_save")
+def renew_more_like_this_of_match(sender, instance: WorkSimilarity, **kwargs) -> None:
+    """One match saved (the admin): the work's list may show it.
+
+    Deletes are not listened to: a receiver would make every bulk delete of matches
+    read them row by row. Matches are replaced through ``similarities_stored``.
+    """
+    if not kwargs.get("raw"):
+        pagecache.works_bump([instance.work_id])
+        _similar_stale([instance.work_id])
 
 
 @receiver(post_save, sender=Profile, dispatch_uid="profiles.page_after_profile_save")

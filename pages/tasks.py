@@ -1,13 +1,20 @@
-"""Celery tasks of the public pages: list entries drawn ahead of their readers."""
+"""Celery tasks of the public pages: list entries and "More like this" lists drawn
+ahead of their readers."""
 
 from __future__ import annotations
 
 from celery import shared_task
 
-from pages import entries
+from pages import entries, similar
 
 
 @shared_task(name="pages.tasks.draw_entries")
 def draw_entries(work_ids: list[int]) -> int:
     """Draw and keep the list entries of these works (``pages.entries``)."""
     return entries.entries_refresh(work_ids)
+
+
+@shared_task(name="pages.tasks.draw_similar_lists")
+def draw_similar_lists(work_ids: list[int]) -> int:
+    """Draw and keep the "More like this" lists of these works (``pages.similar``)."""
+    return similar.lists_refresh(work_ids)

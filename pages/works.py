@@ -18,6 +18,7 @@ from catalogue.models import Author, ReferencePreview, Source, SourceRecord, Wor
 from exports import lists as list_exports
 from exports import work as exports
 from pages import cache as pagecache
+from pages import similar
 from pages.conditional import conditional, work_records
 from search import names as name_search
 from search import works as search_service
@@ -63,7 +64,13 @@ def work_detail(request: HttpRequest, pk: int, slug: str = "") -> HttpResponse:
         all_authors=all_authors,
         authors_page=int(authors_page) if authors_page.isdecimal() and len(authors_page) < 7 else 1,
     )
-    context = {"work": work, "page": page, "references": references, "cited_by": cited_by}
+    context = {
+        "work": work,
+        "page": page,
+        "references": references,
+        "cited_by": cited_by,
+        "similar_list": similar.similar_html(work),
+    }
     response = render(request, "publications/work_detail.html", context)
     return pagecache.answer_shows(response, shown)
 

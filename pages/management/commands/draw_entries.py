@@ -1,41 +1,60 @@
-"""Draw and keep the list entry of every listed work (``pages.entries``).
+"""Draw and keep what work lists and work pages show of each work: its list entry
+(``pages.entries``) and its "More like this" list (``pages.similar``).
 
-After a bulk load, or a change to the entry template: lists then read kept
-entries instead of drawing them for their first visitors.
+After a bulk load, or a change to a template: pages then read what is kept
+instead of drawing it for their first visitors.
 
-    python manage.py draw_entries            # works without a current entry
+    python manage.py draw_entries            # works without a current entry or list
     python manage.py draw_entries --all      # every work, drawn again
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+
 from django.core.management.base import BaseCommand
+from django.db.models import Model
 
 from catalogue.models import Work
-from pages import entries
-from pages.models import WorkEntry
+from pages import entries, similar
+from pages.models import SimilarList, WorkEntry
 
 BATCH = 5_000
 
 
 class Command(BaseCommand):
-    help = "Draw and keep the list entries of works (all, or those without a current one)."
+    help = "Draw and keep the list entries and similar lists of works (all, or those missing)."
 
     def add_arguments(self, parser) -> None:
-        parser.add_argument("--all", action="store_true", help="draw every entry again")
+        parser.add_argument("--all", action="store_true", help="draw every one again")
 
     def handle(self, *args, **options) -> None:
+        kinds = (
+            ("entries", WorkEntry, entries.generation(), entries.entries_refresh),
+            ("similar lists", SimilarList, similar.generation(), similar.lists_refresh),
+        )
+        for label, kept, generation, refresh in kinds:
+            drawn = self._draw(kept, generation, refresh, options, label)
+            self.stdout.write(f"{drawn} {label} drawn")
+
+    def _draw(
+        self,
+        kept: type[Model],
+        generation: str,
+        refresh: Callable[[Iterable[int]], int],
+        options: dict,
+        label: str,
+    ) -> int:
         works = Work.objects.visible().order_by("pk")
         if not options["all"]:
-            current = WorkEntry.objects.filter(generation=entries.generation())
+            current = kept.objects.filter(generation=generation)
             works = works.exclude(pk__in=current.values("work_id"))
         drawn, last = 0, 0
         while True:
             ids = list(works.filter(pk__gt=last).values_list("pk", flat=True)[:BATCH])
             if not ids:
-                break
-            drawn += entries.entries_refresh(ids)
+                return drawn
+            drawn += refresh(ids)
             last = ids[-1]
             if options["verbosity"] > 1:
-                self.stdout.write(f"{drawn} entries drawn, up to work {last}")
-        self.stdout.write(f"{drawn} entries drawn")
+                self.stdout.write(f"{drawn} {label} drawn, up to work {last}")

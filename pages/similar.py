@@ -1,0 +1,130 @@
+"""The "More like this" lists of work pages, drawn ahead and kept in the database.
+
+A work page shows the works most like it (``publications/_similar_list.html``):
+each one's title, type, year, venue, first names and abstract, and why it is
+alike. Reading and drawing them is the largest part of a work page nobody has
+asked for lately, so each work's list is drawn once and kept as a
+``SimilarList`` row, which the page reads in one small query.
+
+A list is drawn again when what it shows changes. ``pages.receivers`` forgets,
+and has drawn again once the change commits:
+
+- the lists of the works whose matches are stored anew (``similarities_stored``,
+  sent by ``similarity.storing`` inside the transaction that replaces them), or
+  whose match rows are saved one at a time (the admin);
+- the lists naming a work whose list entry is forgotten: an imported, edited,
+  merged or deleted work, a name added to or taken off its byline, a renamed
+  researcher on it or a renamed venue (what a list shows of a work is a part of
+  what its entry shows).
+
+Lists of another ``generation`` (another template or drawing code) count as
+missing: the page draws and keeps them itself.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Iterable
+from functools import cache
+
+from django.db import DatabaseError, connection, transaction
+from django.template.loader import get_template
+from django.utils import timezone
+from django.utils.safestring import SafeString, mark_safe
+
+from catalogue import selectors
+from catalogue.models import Work, WorkSimilarity
+from pages.models import SimilarList
+
+logger = logging.getLogger("pages")
+
+TEMPLATE = "publications/_similar_list.html"
+# Raise when the drawing code changes what a list holds: every kept list is drawn again.
+FORMAT = "1"
+# Lists drawn and written at once.
+CHUNK = 500
+
+
+@cache
+def generation() -> str:
+    """A token of the list template's text and ``FORMAT``."""
+    template = get_template(TEMPLATE)
+    source = getattr(getattr(template, "template", None), "source", "")
+    return hashlib.sha1(f"{FORMAT}|{source}".encode(), usedforsecurity=False).hexdigest()[:16]
+
+
+def draw(links: list[WorkSimilarity]) -> str:
+    """A work's list as its page shows it (``links`` read by ``selectors.similar_lists``)."""
+    return get_template(TEMPLATE).render({"similar": links})
+
+
+def lists_store(work_ids: list[int]) -> dict[int, str]:
+    """Draw the lists of ``work_ids`` (an empty list for a work without matches) and
+    keep them."""
+    if not work_ids:
+        return {}
+    read = selectors.similar_lists(work_ids)
+    drawn = {pk: draw(read.get(pk, [])) for pk in work_ids}
+    now, made = timezone.now(), generation()
+    rows = [
+        SimilarList(work_id=pk, html=drawn[pk], generation=made, rendered_at=now)
+        for pk in sorted(drawn)  # one order for every writer: no deadlock between two
+    ]
+    SimilarList.objects.bulk_create(
+        rows,
+        update_conflicts=True,
+        unique_fields=["work"],
+        update_fields=["html", "generation", "rendered_at"],
+    )
+    return drawn
+
+
+def lists_refresh(work_ids: Iterable[int]) -> int:
+    """Draw and keep the lists of the works ``work_ids`` still shown; how many."""
+    ids = sorted(set(work_ids))
+    drawn = 0
+    for start in range(0, len(ids), CHUNK):
+        shown = Work.objects.filter(pk__in=ids[start : start + CHUNK], merged_into__isnull=True)
+        drawn += len(lists_store(list(shown.order_by("pk").values_list("pk", flat=True))))
+    return drawn
+
+
+def lists_forget(work_ids: Iterable[int]) -> list[int]:
+    """The lists of these works are stale: forget them. Returns the ids."""
+    ids = sorted({int(pk) for pk in work_ids if pk})
+    for start in range(0, len(ids), CHUNK * 10):
+        SimilarList.objects.filter(work_id__in=ids[start : start + CHUNK * 10]).delete()
+    return ids
+
+
+def works_listing(work_ids: Iterable[int]) -> list[int]:
+    """The works whose lists may show any of the works ``work_ids`` (a match of theirs)."""
+    ids = sorted({int(pk) for pk in work_ids if pk})
+    found: set[int] = set()
+    for start in range(0, len(ids), CHUNK * 10):
+        links = WorkSimilarity.objects.filter(similar_id__in=ids[start : start + CHUNK * 10])
+        found.update(links.order_by().values_list("work_id", flat=True).distinct())
+    return sorted(found)
+
+
+def similar_html(work: Work) -> SafeString:
+    """The work's list: kept, or drawn now and kept."""
+    table = connection.ops.quote_name(SimilarList._meta.db_table)
+    sql = f"SELECT html FROM {table} WHERE work_id = %s AND generation = %s"  # noqa: S608
+    with connection.cursor() as cursor:  # plain SQL: the ORM's query costs more to build
+        cursor.execute(sql, [work.pk, generation()])
+        row = cursor.fetchone()
+    html = row[0] if row else _store_guarded(work.pk)
+    return mark_safe(html)  # noqa: S308 - drawn by the template from escaped fields
+
+
+def _store_guarded(work_id: int) -> str:
+    """``lists_store`` of one work, but a reader whose write is refused (a deadlock with
+    another keeping the same list) still gets it: keeping is a saving, not a duty."""
+    try:
+        with transaction.atomic():
+            return lists_store([work_id])[work_id]
+    except DatabaseError:
+        logger.warning("Could not keep the similar list of work %s", work_id, exc_info=True)
+        return draw(selectors.similar_lists([work_id]).get(work_id, []))
