@@ -25,7 +25,6 @@ count as missing.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import re
 from collections.abc import Iterable, Sequence
@@ -34,12 +33,12 @@ from functools import cache
 from django.db import DatabaseError, transaction
 from django.db.models import OuterRef, Subquery
 from django.template.loader import get_template
-from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from catalogue.display import clip
 from catalogue.models import Authorship, Source, Work
+from pages import kept
 from pages.models import WorkEntry
 from search.cards import works_listed
 
@@ -61,9 +60,7 @@ _PINNED_TAG = (
 @cache
 def generation() -> str:
     """A token of the entry template's text and ``FORMAT``."""
-    template = get_template(TEMPLATE)
-    source = getattr(getattr(template, "template", None), "source", "")
-    return hashlib.sha1(f"{FORMAT}|{source}".encode(), usedforsecurity=False).hexdigest()[:16]
+    return kept.generation_of(TEMPLATE, FORMAT)
 
 
 def draw(work: Work) -> str:
@@ -74,18 +71,7 @@ def draw(work: Work) -> str:
 def entries_store(works: Sequence[Work]) -> dict[int, str]:
     """Draw the entries of ``works`` (read with their bylines) and keep them."""
     drawn = {work.pk: draw(work) for work in works}
-    if drawn:
-        now, made = timezone.now(), generation()
-        rows = [
-            WorkEntry(work_id=pk, html=drawn[pk], generation=made, rendered_at=now)
-            for pk in sorted(drawn)  # one order for every writer: no deadlock between two
-        ]
-        WorkEntry.objects.bulk_create(
-            rows,
-            update_conflicts=True,
-            unique_fields=["work"],
-            update_fields=["html", "generation", "rendered_at"],
-        )
+    kept.keep(WorkEntry, drawn, generation())
     return drawn
 
 
@@ -101,10 +87,7 @@ def entries_refresh(work_ids: Iterable[int]) -> int:
 
 def entries_forget(work_ids: Iterable[int]) -> list[int]:
     """The entries of these works are stale: forget them. Returns the ids."""
-    ids = sorted({int(pk) for pk in work_ids if pk})
-    for start in range(0, len(ids), CHUNK * 10):
-        WorkEntry.objects.filter(work_id__in=ids[start : start + CHUNK * 10]).delete()
-    return ids
+    return kept.forget(WorkEntry, work_ids)
 
 
 def works_naming(author_ids: Iterable[int]) -> list[int]:

@@ -6,7 +6,21 @@ from __future__ import annotations
 from django.db import models
 
 
-class WorkEntry(models.Model):
+class KeptDrawing(models.Model):
+    """What a page shows of one work, drawn ahead of its visitors (``pages.kept``)."""
+
+    work = models.OneToOneField(
+        "publications.Work", on_delete=models.CASCADE, primary_key=True, related_name="+"
+    )
+    html = models.TextField()
+    generation = models.CharField(max_length=16)
+    rendered_at = models.DateTimeField()
+
+    class Meta:
+        abstract = True
+
+
+class WorkEntry(KeptDrawing):
     """A work's list entry (``publications/_work_item.html``) as every list shows it.
 
     Drawn when the work or a name it shows changes (``pages.entries``), not when a
@@ -17,31 +31,17 @@ class WorkEntry(models.Model):
     generation is drawn again.
     """
 
-    work = models.OneToOneField(
-        "publications.Work", on_delete=models.CASCADE, primary_key=True, related_name="+"
-    )
-    html = models.TextField()
-    generation = models.CharField(max_length=16)
-    rendered_at = models.DateTimeField()
-
     def __str__(self) -> str:
         return f"entry of work {self.work_id}"
 
 
-class SimilarList(models.Model):
+class SimilarList(KeptDrawing):
     """A work page's "More like this" list (``publications/_similar_list.html``) as drawn.
 
     Drawn when the work's matches are stored or a work it lists changes what the list
     shows of it (``pages.similar``), not when the page is read. ``generation`` names
     the template and code that drew it: a list of another generation is drawn again.
     """
-
-    work = models.OneToOneField(
-        "publications.Work", on_delete=models.CASCADE, primary_key=True, related_name="+"
-    )
-    html = models.TextField()
-    generation = models.CharField(max_length=16)
-    rendered_at = models.DateTimeField()
 
     def __str__(self) -> str:
         return f"similar list of work {self.work_id}"

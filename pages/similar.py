@@ -23,18 +23,17 @@ missing: the page draws and keeps them itself.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 from collections.abc import Iterable
 from functools import cache
 
 from django.db import DatabaseError, connection, transaction
 from django.template.loader import get_template
-from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
 
 from catalogue import selectors
 from catalogue.models import Work, WorkSimilarity
+from pages import kept
 from pages.models import SimilarList
 
 logger = logging.getLogger("pages")
@@ -49,9 +48,7 @@ CHUNK = 500
 @cache
 def generation() -> str:
     """A token of the list template's text and ``FORMAT``."""
-    template = get_template(TEMPLATE)
-    source = getattr(getattr(template, "template", None), "source", "")
-    return hashlib.sha1(f"{FORMAT}|{source}".encode(), usedforsecurity=False).hexdigest()[:16]
+    return kept.generation_of(TEMPLATE, FORMAT)
 
 
 def draw(links: list[WorkSimilarity]) -> str:
@@ -66,17 +63,7 @@ def lists_store(work_ids: list[int]) -> dict[int, str]:
         return {}
     read = selectors.similar_lists(work_ids)
     drawn = {pk: draw(read.get(pk, [])) for pk in work_ids}
-    now, made = timezone.now(), generation()
-    rows = [
-        SimilarList(work_id=pk, html=drawn[pk], generation=made, rendered_at=now)
-        for pk in sorted(drawn)  # one order for every writer: no deadlock between two
-    ]
-    SimilarList.objects.bulk_create(
-        rows,
-        update_conflicts=True,
-        unique_fields=["work"],
-        update_fields=["html", "generation", "rendered_at"],
-    )
+    kept.keep(SimilarList, drawn, generation())
     return drawn
 
 
@@ -92,10 +79,7 @@ def lists_refresh(work_ids: Iterable[int]) -> int:
 
 def lists_forget(work_ids: Iterable[int]) -> list[int]:
     """The lists of these works are stale: forget them. Returns the ids."""
-    ids = sorted({int(pk) for pk in work_ids if pk})
-    for start in range(0, len(ids), CHUNK * 10):
-        SimilarList.objects.filter(work_id__in=ids[start : start + CHUNK * 10]).delete()
-    return ids
+    return kept.forget(SimilarList, work_ids)
 
 
 def works_listing(work_ids: Iterable[int]) -> list[int]:

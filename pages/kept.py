@@ -1,0 +1,51 @@
+"""What pages keep drawn ahead of their visitors, a row a work: the parts every kind shares.
+
+Each kind (``pages.entries``, ``pages.similar``) draws its HTML from one template
+and keeps it in a ``KeptDrawing`` model; ``generation`` names the template's text
+and the drawing code, so a row of another generation counts as missing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+
+from django.db.models import Model
+from django.template.loader import get_template
+from django.utils import timezone
+
+# Rows forgotten in one statement.
+FORGET_CHUNK = 5_000
+
+
+def generation_of(template_name: str, drawing_format: str) -> str:
+    """A token of the template's text and the drawing code's format number."""
+    template = get_template(template_name)
+    source = getattr(getattr(template, "template", None), "source", "")
+    token = f"{drawing_format}|{source}".encode()
+    return hashlib.sha1(token, usedforsecurity=False).hexdigest()[:16]
+
+
+def keep(model: type[Model], drawn: dict[int, str], generation: str) -> None:
+    """Keep the drawings (work id -> HTML) as rows of ``model``, replacing older ones."""
+    if not drawn:
+        return
+    now = timezone.now()
+    rows = [
+        model(work_id=pk, html=drawn[pk], generation=generation, rendered_at=now)
+        for pk in sorted(drawn)  # one order for every writer: no deadlock between two
+    ]
+    model.objects.bulk_create(
+        rows,
+        update_conflicts=True,
+        unique_fields=["work"],
+        update_fields=["html", "generation", "rendered_at"],
+    )
+
+
+def forget(model: type[Model], work_ids: Iterable[int]) -> list[int]:
+    """The drawings of these works are stale: forget them. Returns the ids."""
+    ids = sorted({int(pk) for pk in work_ids if pk})
+    for start in range(0, len(ids), FORGET_CHUNK):
+        model.objects.filter(work_id__in=ids[start : start + FORGET_CHUNK]).delete()
+    return ids
