@@ -25,12 +25,10 @@ count as missing.
 
 from __future__ import annotations
 
-import logging
 import re
 from collections.abc import Iterable, Sequence
 from functools import cache
 
-from django.db import DatabaseError, transaction
 from django.db.models import OuterRef, Subquery
 from django.template.loader import get_template
 from django.utils.html import format_html
@@ -41,8 +39,6 @@ from catalogue.models import Authorship, Source, Work
 from pages import kept
 from pages.models import WorkEntry
 from search.cards import works_listed
-
-logger = logging.getLogger("pages")
 
 TEMPLATE = "publications/_work_item.html"
 # Raise when the drawing code changes what an entry holds: every kept entry is drawn again.
@@ -117,14 +113,8 @@ def entries_of(work_ids: list[int], *, read=None) -> dict[int, str]:
 
 
 def _store_guarded(works: Sequence[Work]) -> dict[int, str]:
-    """``entries_store``, but a reader whose write is refused (a deadlock with another
-    reader keeping the same entries) still gets them: keeping is a saving, not a duty."""
-    try:
-        with transaction.atomic():
-            return entries_store(works)
-    except DatabaseError:
-        logger.warning("Could not keep the entries of %s works", len(works), exc_info=True)
-        return {work.pk: draw(work) for work in works}
+    """Draw the entries of ``works`` and keep them where the write goes through."""
+    return kept.keep_if_possible(WorkEntry, {work.pk: draw(work) for work in works}, generation())
 
 
 def _kept_with_facts(author, work_ids: list[int]) -> tuple[dict[int, str], dict[int, str]]:

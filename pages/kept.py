@@ -8,11 +8,15 @@ and the drawing code, so a row of another generation counts as missing.
 from __future__ import annotations
 
 import hashlib
+import logging
 from collections.abc import Iterable
 
+from django.db import DatabaseError, transaction
 from django.db.models import Model
 from django.template.loader import get_template
 from django.utils import timezone
+
+logger = logging.getLogger("pages")
 
 # Rows forgotten in one statement.
 FORGET_CHUNK = 5_000
@@ -41,6 +45,17 @@ def keep(model: type[Model], drawn: dict[int, str], generation: str) -> None:
         unique_fields=["work"],
         update_fields=["html", "generation", "rendered_at"],
     )
+
+
+def keep_if_possible(model: type[Model], drawn: dict[int, str], generation: str) -> dict:
+    """``keep``, but a reader whose write is refused (a deadlock with another reader
+    keeping the same rows) still has its drawings: keeping is a saving, not a duty."""
+    try:
+        with transaction.atomic():
+            keep(model, drawn, generation)
+    except DatabaseError:
+        logger.warning("Could not keep %s %s rows", len(drawn), model.__name__, exc_info=True)
+    return drawn
 
 
 def forget(model: type[Model], work_ids: Iterable[int]) -> list[int]:

@@ -23,11 +23,10 @@ missing: the page draws and keeps them itself.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterable
 from functools import cache
 
-from django.db import DatabaseError, connection, transaction
+from django.db import connection
 from django.template.loader import get_template
 from django.utils.safestring import SafeString, mark_safe
 
@@ -35,8 +34,6 @@ from catalogue import selectors
 from catalogue.models import Work, WorkSimilarity
 from pages import kept
 from pages.models import SimilarList
-
-logger = logging.getLogger("pages")
 
 TEMPLATE = "publications/_similar_list.html"
 # Raise when the drawing code changes what a list holds: every kept list is drawn again.
@@ -104,11 +101,6 @@ def similar_html(work: Work) -> SafeString:
 
 
 def _store_guarded(work_id: int) -> str:
-    """``lists_store`` of one work, but a reader whose write is refused (a deadlock with
-    another keeping the same list) still gets it: keeping is a saving, not a duty."""
-    try:
-        with transaction.atomic():
-            return lists_store([work_id])[work_id]
-    except DatabaseError:
-        logger.warning("Could not keep the similar list of work %s", work_id, exc_info=True)
-        return draw(selectors.similar_lists([work_id]).get(work_id, []))
+    """Draw the work's list and keep it where the write goes through."""
+    drawn = {work_id: draw(selectors.similar_lists([work_id]).get(work_id, []))}
+    return kept.keep_if_possible(SimilarList, drawn, generation())[work_id]

@@ -201,3 +201,18 @@ def test_the_command_draws_the_missing_lists(pair, drawn):
     assert len(drawn) == 2
     call_command("draw_entries", "--all", verbosity=0)
     assert len(drawn) == 4
+
+
+def test_a_page_whose_keeping_is_refused_still_shows_the_list(client, pair, monkeypatch):
+    from django.db import DatabaseError
+
+    from pages import kept
+
+    def refused(*args, **kwargs):
+        raise DatabaseError("deadlock detected")
+
+    work, _ = pair
+    SimilarList.objects.all().delete()
+    monkeypatch.setattr(kept, "keep", refused)
+    assert "Random walks revisited" in section(client, work)
+    assert kept_html(work) is None
