@@ -7,6 +7,7 @@ import logging
 from django.db import transaction
 
 from catalogue.models import ImportRun
+from config.contention import again_when_lost, lost_to_another_writer
 from ingestion.importing.problems import external_id, problem_for
 from ingestion.importing.sending import authors_changed_announce
 from ingestion.ingest.author_records import ingest_authors, ingest_institutions
@@ -21,6 +22,7 @@ logger = logging.getLogger("publications")
 
 
 WORK_ENTITIES = {"work", "arxiv"}
+FOLLOW_UP_ATTEMPTS = 5  # a follow-up run inline that keeps meeting another writer's locks
 
 
 def mapper_for(entity: str):
@@ -127,12 +129,6 @@ def ingest_isolating_bad_records(run, entity, mapped, problems, ahead=None) -> B
     return result
 
 
-def lost_to_another_writer(exc: BaseException) -> bool:
-    """A deadlock or serialization failure: the transaction can simply be tried again."""
-    cause = exc.__cause__ or exc
-    return getattr(cause, "sqlstate", None) in {"40P01", "40001"}
-
-
 def follow_up_queue(author_ids: list[int], work_ids: list[int], name_blocks=()) -> None:
     """On commit: renew the authors' figures, announce the change, and send the name
     blocks to weigh again (``BatchResult.name_blocks``) to the identity tasks."""
@@ -143,4 +139,8 @@ def follow_up_queue(author_ids: list[int], work_ids: list[int], name_blocks=()) 
         if blocks:
             send_blocks(blocks)
 
-    transaction.on_commit(follow_up)
+    # With tasks run inline, the follow-up writes too, and may meet another writer's
+    # locks (a part of the same run): it is done again, never the batch.
+    transaction.on_commit(
+        lambda: again_when_lost(follow_up, attempts=FOLLOW_UP_ATTEMPTS, what="A batch's follow-up")
+    )

@@ -17,29 +17,23 @@ session settings that make this fast, are in ``tuning``.
 
 from __future__ import annotations
 
-import logging
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.db import DatabaseError, transaction
+from django.db import transaction
 
 from catalogue.models import ImportRun
+from config.contention import again_when_lost
 from ingestion.importing import positions, runs, tuning
-from ingestion.importing.ingesting import (
-    follow_up_queue,
-    ingest_isolating_bad_records,
-    lost_to_another_writer,
-)
+from ingestion.importing.ingesting import follow_up_queue, ingest_isolating_bad_records
 from ingestion.importing.positions import WHOLE, Part, Position
 from ingestion.importing.preparing import PreparedBatch
 from ingestion.importing.problems import problems_record, source_error_record
+from ingestion.ingest.batch import BatchResult
 from ingestion.records import Page, SourceError
-
-logger = logging.getLogger("publications")
-
 
 LOOKAHEAD = 2  # batches prepared ahead of the one being written
 RETRIES = 5  # attempts at a batch that deadlocks with another writer
@@ -176,35 +170,38 @@ def write_batch(
     """Write one batch with the position after it; return the external ids it wrote.
 
     A batch that loses a deadlock to another writer is written again from the start.
+    What follows a batch (figures, announcements, name blocks) is sent once it has
+    committed, outside those attempts: a batch is never written twice.
     """
     prepared = prepared or PreparedBatch(run, entity, payloads)
-    for attempt in range(1, RETRIES + 1):
-        try:
-            with transaction.atomic():
-                tuning.batch_settings()
-                changed, ahead, mapped, problems = prepared.result()
-                problems = list(problems)
-                result = ingest_isolating_bad_records(run, entity, mapped, problems, ahead)
-                result.unchanged += prepared.unchanged
-                prepared.keep_line_digests()
-                problems_record(problems, run=run)
-                runs.import_run_progress_save(
-                    run,
-                    part,
-                    result=result,
-                    processed=len(payloads),
-                    problems=len(problems),
-                    after=after,
-                    total=total,
-                )
-                if result.author_ids:
-                    follow_up_queue(
-                        sorted(result.author_ids), sorted(result.work_ids), result.name_blocks
-                    )
-            return prepared.external_ids(changed, mapped)
-        except DatabaseError as exc:
-            if attempt == RETRIES or not lost_to_another_writer(exc):
-                raise
-            logger.warning("Run %s: a batch met another writer's locks; writing it again", run.pk)
-            prepared.forget_reads()
-    raise AssertionError("unreachable")
+
+    def write_once() -> BatchResult:
+        with transaction.atomic():
+            tuning.batch_settings()
+            changed, ahead, mapped, problems = prepared.result()
+            problems = list(problems)
+            result = ingest_isolating_bad_records(run, entity, mapped, problems, ahead)
+            result.unchanged += prepared.unchanged
+            prepared.keep_line_digests()
+            problems_record(problems, run=run)
+            runs.import_run_progress_save(
+                run,
+                part,
+                result=result,
+                processed=len(payloads),
+                problems=len(problems),
+                after=after,
+                total=total,
+            )
+        return result
+
+    result = again_when_lost(
+        write_once,
+        attempts=RETRIES,
+        what=f"Run {run.pk}: a batch",
+        before_again=prepared.forget_reads,  # what was read from the database may have changed
+    )
+    if result.author_ids:
+        follow_up_queue(sorted(result.author_ids), sorted(result.work_ids), result.name_blocks)
+    changed, _, mapped, _ = prepared.result()
+    return prepared.external_ids(changed, mapped)

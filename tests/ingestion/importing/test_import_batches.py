@@ -14,6 +14,7 @@ from catalogue.models import (
     SourceRecord,
     Work,
 )
+from devtools.corpus import generate_works
 from ingestion.importing import ingesting
 from tests.ingestion.importing.import_files import SNAPSHOT, run_files, write_lines
 
@@ -146,6 +147,34 @@ def test_a_batch_that_loses_a_deadlock_is_written_again_whole(
     assert SourceRecord.objects.count() == 50
     assert "met another writer's locks" in caplog.text
     assert "in halves" not in caplog.text
+
+
+@pytest.mark.django_db(transaction=True)  # the follow-up runs once the batch commits
+def test_a_follow_up_that_loses_a_deadlock_is_done_again_and_the_batch_is_written_once(
+    tmp_path, settings, monkeypatch, caplog
+):
+    settings.IMPORT_BATCH_SIZE = 20
+    path = write_lines(tmp_path / "works.jsonl", generate_works(50, seed=5))
+    real_announce = ingesting.authors_changed_announce
+    calls = []
+
+    def deadlocks_once_committed(author_ids, work_ids):
+        calls.append(author_ids)
+        if len(calls) == 2:  # the second batch has committed; its follow-up loses
+            raise DatabaseError("deadlock detected") from Deadlock()
+        real_announce(author_ids, work_ids)
+
+    monkeypatch.setattr(ingesting, "authors_changed_announce", deadlocks_once_committed)
+    caplog.set_level(logging.WARNING, logger="publications")
+    run = run_files(path)
+
+    assert run.status == ImportRun.Status.SUCCEEDED, run.error
+    assert run.processed == 50
+    assert run.counters["unchanged"] == 0  # no batch was read and written a second time
+    assert run.counters["created"] + run.counters["updated"] == 50
+    assert len(calls) == 4  # three batches, the second one's follow-up done twice
+    assert calls[1] == calls[2]
+    assert "follow-up met another writer's locks" in caplog.text
 
 
 @pytest.mark.django_db
