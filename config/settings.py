@@ -150,9 +150,19 @@ else:
     DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-# Redis: the Celery broker and the cache. Unset means tasks run inline and the
-# cache lives in process memory (the embedded run).
+# Redis: the Celery broker and the cache. Unset (the embedded run) means tasks run
+# inline and the cache is a table of the database, one cache for every process of
+# the machine (the server, a shell, an import command beside it): a page kept in
+# one process's memory would outlive a change another process made. ``make
+# migrate`` makes its table.
 REDIS_URL = env.redis_url("REDIS_URL")
+EMBEDDED_CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+        "LOCATION": "cache_entries",
+        "OPTIONS": {"MAX_ENTRIES": 20000},
+    }
+}
 if REDIS_URL:
     CACHES = {
         "default": {
@@ -163,7 +173,7 @@ if REDIS_URL:
         }
     }
 else:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    CACHES = EMBEDDED_CACHES
 # Whole anonymous record pages are kept in the cache (pages/cache.py).
 PAGE_CACHE = env.boolean("PAGE_CACHE", True)
 

@@ -32,6 +32,21 @@ def _redis_database_of_this_worker() -> None:
 
 _redis_database_of_this_worker()
 
+
+def _cache_in_memory_without_redis() -> None:
+    """Without Redis, the tests keep the cache in memory, not in the database's table.
+
+    The tests count the statements a page reads records with; the embedded run's
+    cache table would add its own to every count. The shared cache itself is
+    tested on its own (tests/config/test_embedded_cache.py).
+    """
+    if not settings.REDIS_URL:
+        memory = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+        override_settings(CACHES=memory).enable()
+
+
+_cache_in_memory_without_redis()
+
 # The people tests talk about (owner, follower, stranger, staff...) and their builders.
 pytest_plugins = ["tests.people"]
 
