@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 from django.conf import settings
@@ -32,8 +33,11 @@ pytestmark = [
 def another_process(code: str) -> None:
     """Run ``code`` in ``manage.py shell`` as the embedded run has it: no Redis."""
     database = connection.settings_dict
-    url = f"postgres://{database['USER']}@{database['HOST']}:{database['PORT'] or 5432}"
-    env = {**os.environ, "DATABASE_URL": f"{url}/{database['NAME']}"}
+    user = quote(database["USER"] or "", safe="")
+    if database["PASSWORD"]:
+        user += ":" + quote(database["PASSWORD"], safe="")
+    where = f"{database['HOST'] or '127.0.0.1'}:{database['PORT'] or 5432}/{database['NAME']}"
+    env = {**os.environ, "DATABASE_URL": f"postgres://{user}@{where}"}
     env.pop("REDIS_URL", None)
     subprocess.run(
         [sys.executable, "manage.py", "shell", "-c", code], cwd=ROOT, env=env, check=True
