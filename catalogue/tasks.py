@@ -11,7 +11,6 @@ from catalogue import metrics
 from config.contention import again_when_lost
 
 METRICS_CHUNK = 500
-ATTEMPTS = 5  # a chunk whose write keeps losing to an import batch's locks
 
 
 @shared_task(name="publications.tasks.refresh_author_metrics")
@@ -26,7 +25,6 @@ def refresh_author_metrics(author_ids: list[int]) -> int:
         chunk = author_ids[start : start + METRICS_CHUNK]
         written += again_when_lost(
             lambda chunk=chunk: metrics.author_metrics_refresh(author_ids=chunk),
-            attempts=ATTEMPTS,
             what="Refreshing author figures",
         )
     return written

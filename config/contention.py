@@ -17,6 +17,7 @@ logger = logging.getLogger("publications")
 
 T = TypeVar("T")
 LOST = {"40P01", "40001"}  # deadlock detected, serialization failure
+ATTEMPTS = 5  # tries in all before a write that keeps losing gives up
 
 
 def lost_to_another_writer(exc: BaseException) -> bool:
@@ -28,8 +29,8 @@ def lost_to_another_writer(exc: BaseException) -> bool:
 def again_when_lost(
     work: Callable[[], T],
     *,
-    attempts: int,
     what: str,
+    attempts: int = ATTEMPTS,
     before_again: Callable[[], None] | None = None,
 ) -> T:
     """``work()``, done again (up to ``attempts`` in all) while it loses to another writer.

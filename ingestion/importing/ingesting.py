@@ -22,7 +22,6 @@ logger = logging.getLogger("publications")
 
 
 WORK_ENTITIES = {"work", "arxiv"}
-FOLLOW_UP_ATTEMPTS = 5  # a follow-up run inline that keeps meeting another writer's locks
 
 
 def mapper_for(entity: str):
@@ -141,6 +140,4 @@ def follow_up_queue(author_ids: list[int], work_ids: list[int], name_blocks=()) 
 
     # With tasks run inline, the follow-up writes too, and may meet another writer's
     # locks (a part of the same run): it is done again, never the batch.
-    transaction.on_commit(
-        lambda: again_when_lost(follow_up, attempts=FOLLOW_UP_ATTEMPTS, what="A batch's follow-up")
-    )
+    transaction.on_commit(lambda: again_when_lost(follow_up, what="A batch's follow-up"))

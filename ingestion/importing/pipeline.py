@@ -36,7 +36,6 @@ from ingestion.ingest.batch import BatchResult
 from ingestion.records import Page, SourceError
 
 LOOKAHEAD = 2  # batches prepared ahead of the one being written
-RETRIES = 5  # attempts at a batch that deadlocks with another writer
 
 
 def part_write(run: ImportRun, part: Part, progress: Callable | None, *, main: bool) -> None:
@@ -197,7 +196,6 @@ def write_batch(
 
     result = again_when_lost(
         write_once,
-        attempts=RETRIES,
         what=f"Run {run.pk}: a batch",
         before_again=prepared.forget_reads,  # what was read from the database may have changed
     )
