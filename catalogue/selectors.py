@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
@@ -223,6 +224,12 @@ def work_for_page(pk: int) -> Work:
     ``has_unlinked``): a list it has none of is not read.
     """
     return get_object_or_404(_PAGE_WORKS, pk=pk)
+
+
+def works_for_page(pks: Iterable[int]) -> list[Work]:
+    """The works of ``pks`` still shown (not merged away), each read as ``work_for_page``
+    reads it, in id order."""
+    return list(_PAGE_WORKS.filter(pk__in=list(pks), merged_into__isnull=True).order_by("pk"))
 
 
 def _exists(model, where: str, join: str = "") -> RawSQL:

@@ -1,8 +1,8 @@
 """What pages keep drawn ahead of their visitors, a row a work: the parts every kind shares.
 
-Each kind (``pages.entries``, ``pages.similar``) draws its HTML from one template
-and keeps it in a ``KeptDrawing`` model; ``generation`` names the template's text
-and the drawing code, so a row of another generation counts as missing.
+Each kind (``pages.entries``, ``pages.similar``, ``pages.summaries``) draws its HTML
+from its templates and keeps it in a ``KeptDrawing`` model; ``generation`` names the
+templates' text and the drawing code, so a row of another generation counts as missing.
 """
 
 from __future__ import annotations
@@ -30,24 +30,29 @@ def generation_of(template_name: str, drawing_format: str) -> str:
     return hashlib.sha1(token, usedforsecurity=False).hexdigest()[:16]
 
 
-def keep(model: type[Model], drawn: dict[int, str], generation: str) -> None:
-    """Keep the drawings (work id -> HTML) as rows of ``model``, replacing older ones."""
+def keep(model: type[Model], drawn: dict[int, str | dict[str, str]], generation: str) -> None:
+    """Keep the drawings as rows of ``model``, replacing older ones.
+
+    ``drawn``: work id -> its HTML, or the fields of a kind that keeps more than one
+    part (the same fields for every work).
+    """
     if not drawn:
         return
     now = timezone.now()
+    parts = {pk: {"html": d} if isinstance(d, str) else d for pk, d in drawn.items()}
     rows = [
-        model(work_id=pk, html=drawn[pk], generation=generation, rendered_at=now)
-        for pk in sorted(drawn)  # one order for every writer: no deadlock between two
+        model(work_id=pk, generation=generation, rendered_at=now, **parts[pk])
+        for pk in sorted(parts)  # one order for every writer: no deadlock between two
     ]
     model.objects.bulk_create(
         rows,
         update_conflicts=True,
         unique_fields=["work"],
-        update_fields=["html", "generation", "rendered_at"],
+        update_fields=[*sorted(next(iter(parts.values()))), "generation", "rendered_at"],
     )
 
 
-def keep_if_possible(model: type[Model], drawn: dict[int, str], generation: str) -> dict:
+def keep_if_possible(model: type[Model], drawn: dict, generation: str) -> dict:
     """``keep``, but a reader whose write is refused (a deadlock with another reader
     keeping the same rows) still has its drawings: keeping is a saving, not a duty."""
     try:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 
+from django.conf import settings
 from django.utils.safestring import SafeString, mark_safe
 
 from catalogue import display, entry_types, links
@@ -123,6 +124,20 @@ def _periodical(work: Work) -> dict | None:
             "isPartOf": part,
         }
     return part
+
+
+def work_head(page) -> dict:
+    """What ``publications/_work_metadata.html`` shows of a work page (a
+    ``selectors.WorkPage``): Highwire citation tags, OpenGraph article tags and a
+    ScholarlyArticle."""
+    work = page.work
+    return {
+        "SITE_NAME": settings.SITE_NAME,
+        "work": work,
+        "highwire": highwire_tags(work, page.bylines),
+        "json_ld": work_json_ld(work, page.bylines, page.topics),
+        "authors": author_names(page.bylines),
+    }
 
 
 def work_json_ld(work: Work, bylines, topics) -> dict:

@@ -1,5 +1,5 @@
-"""What the public pages keep of their own: list entries and "More like this" lists
-drawn ahead of their visitors."""
+"""What the public pages keep of their own: list entries, "More like this" lists and
+work summaries drawn ahead of their visitors."""
 
 from __future__ import annotations
 
@@ -45,3 +45,19 @@ class SimilarList(KeptDrawing):
 
     def __str__(self) -> str:
         return f"similar list of work {self.work_id}"
+
+
+class WorkSummary(KeptDrawing):
+    """What a work page shows of the work itself (``publications/_work_record.html``:
+    the title, the first names of the byline and its last, the abstract, the facts and
+    where each comes from), and its ``<head>`` metadata, as drawn.
+
+    Drawn when the work or a name it shows changes (``pages.summaries``), not when
+    the page is read. ``generation`` names the templates and code that drew it: a
+    summary of another generation is drawn again.
+    """
+
+    metadata = models.TextField()
+
+    def __str__(self) -> str:
+        return f"summary of work {self.work_id}"

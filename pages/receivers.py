@@ -4,8 +4,8 @@ Domain code never touches the page cache. Model saves and deletes, and the signa
 the apps send when they write what pages show (an import batch, refreshed metrics,
 trust scores, "More like this" lists), bump the versions of the pages that show them
 (``pages.cache``); what changes a list entry also has the entry drawn again
-(``pages.entries``), and the "More like this" lists showing the work
-(``pages.similar``), after the change commits.
+(``pages.entries``), with the work page's summary (``pages.summaries``) and the "More
+like this" lists showing the work (``pages.similar``), after the change commits.
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ from catalogue.models import (
 from catalogue.signals import authors_changed, metrics_refreshed
 from ingestion.references import reference_previews_stored
 from pages import cache as pagecache
-from pages import entries, similar
-from pages.tasks import draw_entries, draw_similar_lists
+from pages import entries, similar, summaries
+from pages.tasks import draw_entries, draw_similar_lists, draw_summaries
 from profiles.models import Claim, Follow, Profile
 from similarity.signals import similarities_stored
 from trust.signals import trust_scored
@@ -41,12 +41,18 @@ DRAW_CHUNK = 500
 
 
 def _entries_stale(work_ids) -> None:
-    """Forget these works' list entries now, and the "More like this" lists showing
-    them (a list shows a part of what an entry shows); draw them again once the
-    change commits."""
+    """Forget these works' list entries and summaries now, and the "More like this"
+    lists showing them (a list shows a part of what an entry shows); draw them again
+    once the change commits."""
     ids = entries.entries_forget(work_ids)
     _later(draw_entries, ids)
+    _summaries_stale(ids)
     _similar_stale(similar.works_listing(ids))
+
+
+def _summaries_stale(work_ids) -> None:
+    """Forget these works' summaries now; draw them again once the change commits."""
+    _later(draw_summaries, summaries.summaries_forget(work_ids))
 
 
 def _similar_stale(work_ids) -> None:
@@ -106,8 +112,21 @@ def renew_researcher_page(sender, instance: Author, update_fields=None, **kwargs
 def renew_pages_naming(sender, instance=None, **kwargs) -> None:
     """A venue, topic, institution or funder edited (by staff): any page may name it."""
     pagecache.names_bump()
-    if sender is Venue and kwargs.get("created") is False:
-        _entries_stale(entries.works_of_venue(instance.pk))  # list entries name venues
+    if kwargs.get("created") is False:
+        _names_stale(sender, instance.pk)
+
+
+def _names_stale(sender, pk: int) -> None:
+    """A venue, topic, institution or funder edited or about to go: the list entries
+    (venues) and the summaries (all four) of the works naming it."""
+    if sender is Venue:
+        _entries_stale(entries.works_of_venue(pk))
+    elif sender is Institution:
+        _summaries_stale(summaries.works_naming_institution(pk))
+    elif sender is Topic:
+        _summaries_stale(summaries.works_of_topic(pk))
+    elif sender is Funder:
+        _summaries_stale(summaries.works_of_funder(pk))
 
 
 @receiver(post_save, sender=Authorship, dispatch_uid="pages.entries_after_authorship_save")
@@ -121,9 +140,13 @@ def forget_entry_of_byline(sender, instance, **kwargs) -> None:
 
 
 @receiver(pre_delete, sender=Venue, dispatch_uid="pages.entries_before_venue_delete")
-def forget_entries_naming_venue(sender, instance: Venue, **kwargs) -> None:
-    """A venue about to go: its works' entries name it (they lose it on delete)."""
-    _entries_stale(entries.works_of_venue(instance.pk))
+@receiver(pre_delete, sender=Topic, dispatch_uid="pages.summaries_before_topic_delete")
+@receiver(pre_delete, sender=Institution, dispatch_uid="pages.summaries_before_place_delete")
+@receiver(pre_delete, sender=Funder, dispatch_uid="pages.summaries_before_funder_delete")
+def forget_drawings_naming(sender, instance, **kwargs) -> None:
+    """A venue, topic, institution or funder about to go: what names it is drawn
+    again (its links go with it, so they are read before the delete)."""
+    _names_stale(sender, instance.pk)
 
 
 @receiver(metrics_refreshed, dispatch_uid="pages.after_metrics")

@@ -1,11 +1,11 @@
-"""Celery tasks of the public pages: list entries and "More like this" lists drawn
-ahead of their readers."""
+"""Celery tasks of the public pages: list entries, "More like this" lists and work
+summaries drawn ahead of their readers."""
 
 from __future__ import annotations
 
 from celery import shared_task
 
-from pages import entries, similar
+from pages import entries, similar, summaries
 
 
 @shared_task(name="pages.tasks.draw_entries")
@@ -18,3 +18,9 @@ def draw_entries(work_ids: list[int]) -> int:
 def draw_similar_lists(work_ids: list[int]) -> int:
     """Draw and keep the "More like this" lists of these works (``pages.similar``)."""
     return similar.lists_refresh(work_ids)
+
+
+@shared_task(name="pages.tasks.draw_summaries")
+def draw_summaries(work_ids: list[int]) -> int:
+    """Draw and keep the work pages' summaries of these works (``pages.summaries``)."""
+    return summaries.summaries_refresh(work_ids)

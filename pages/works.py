@@ -18,7 +18,7 @@ from catalogue.models import Author, ReferencePreview, Source, SourceRecord, Wor
 from exports import lists as list_exports
 from exports import work as exports
 from pages import cache as pagecache
-from pages import similar
+from pages import similar, summaries
 from pages.conditional import conditional, work_records
 from search import names as name_search
 from search import works as search_service
@@ -56,17 +56,16 @@ def work_detail(request: HttpRequest, pk: int, slug: str = "") -> HttpResponse:
         records = pagecache.work_page_records(work.pk, citations.listed(references, cited_by))
         shown = pagecache.versions_current(records)
     _name_references(references)
-    all_authors = request.GET.get("authors") == "all"
-    authors_page = request.GET.get("authors_page", "")
-    page = selectors.work_page(
-        work,
-        today=timezone.localdate(),
-        all_authors=all_authors,
-        authors_page=int(authors_page) if authors_page.isdecimal() and len(authors_page) < 7 else 1,
-    )
+    if request.GET.get("authors") == "all":  # a page of the whole byline: drawn for each visitor
+        authors_page = request.GET.get("authors_page", "")
+        number = int(authors_page) if authors_page.isdecimal() and len(authors_page) < 7 else 1
+        summary = summaries.draw(work, all_authors=True, authors_page=number)
+    else:
+        summary = summaries.summary_for(work)
     context = {
         "work": work,
-        "page": page,
+        "summary": summary,
+        "embargo_active": bool(work.embargo_until and work.embargo_until > timezone.localdate()),
         "references": references,
         "cited_by": cited_by,
         "similar_list": similar.similar_html(work),

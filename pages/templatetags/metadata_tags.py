@@ -1,4 +1,7 @@
-"""Tags for the metadata in a page's <head>: canonical address, Highwire, JSON-LD."""
+"""Tags for the metadata in a page's <head>: canonical address, JSON-LD.
+
+A work page's own (Highwire, OpenGraph, a ScholarlyArticle) is drawn with its summary
+(``pages.summaries``)."""
 
 from django import template
 
@@ -19,19 +22,6 @@ def canonical_url(context) -> str:
 def ld_json(data):
     """JSON for a <script type="application/ld+json"> element; no value can close it."""
     return metadata.ld_json(data)
-
-
-@register.inclusion_tag("publications/_work_metadata.html", takes_context=True)
-def work_metadata(context, page):
-    """Highwire citation tags, OpenGraph article tags and a ScholarlyArticle for a work page."""
-    work = page.work
-    return {
-        "SITE_NAME": context.get("SITE_NAME"),
-        "work": work,
-        "highwire": metadata.highwire_tags(work, page.bylines),
-        "json_ld": metadata.work_json_ld(work, page.bylines, page.topics),
-        "authors": metadata.author_names(page.bylines),
-    }
 
 
 @register.inclusion_tag("profiles/_person_metadata.html")

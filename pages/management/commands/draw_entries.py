@@ -1,10 +1,11 @@
 """Draw and keep what work lists and work pages show of each work: its list entry
-(``pages.entries``) and its "More like this" list (``pages.similar``).
+(``pages.entries``), its "More like this" list (``pages.similar``) and its page's
+summary (``pages.summaries``).
 
 After a bulk load, or a change to a template: pages then read what is kept
 instead of drawing it for their first visitors.
 
-    python manage.py draw_entries            # works without a current entry or list
+    python manage.py draw_entries            # works without a current drawing
     python manage.py draw_entries --all      # every work, drawn again
 """
 
@@ -16,14 +17,14 @@ from django.core.management.base import BaseCommand
 from django.db.models import Model
 
 from catalogue.models import Work
-from pages import entries, similar
-from pages.models import SimilarList, WorkEntry
+from pages import entries, similar, summaries
+from pages.models import SimilarList, WorkEntry, WorkSummary
 
 BATCH = 5_000
 
 
 class Command(BaseCommand):
-    help = "Draw and keep the list entries and similar lists of works (all, or those missing)."
+    help = "Draw and keep the list entries, similar lists and summaries of works."
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("--all", action="store_true", help="draw every one again")
@@ -32,6 +33,7 @@ class Command(BaseCommand):
         kinds = (
             ("entries", WorkEntry, entries.generation(), entries.entries_refresh),
             ("similar lists", SimilarList, similar.generation(), similar.lists_refresh),
+            ("summaries", WorkSummary, summaries.generation(), summaries.summaries_refresh),
         )
         for label, kept, generation, refresh in kinds:
             drawn = self._draw(kept, generation, refresh, options, label)
