@@ -32,6 +32,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from catalogue import selectors
 from catalogue.models import Authorship, Grant, Work, WorkTopic
+from config.sites import site_url
 from pages import kept, metadata
 from pages.models import WorkSummary
 
@@ -59,8 +60,9 @@ def _templates() -> str:
 
 def generation() -> str:
     """A token of both templates' text, ``FORMAT`` and the site's name and address
-    (absolute addresses and the site's name are written into the metadata)."""
-    site = f"{_templates()}|{settings.SITE_NAME}|{getattr(settings, 'SITE_URL', '')}"
+    (absolute addresses and the site's name are written into the metadata; a DEBUG
+    run without ``SITE_URL`` takes the address from each request)."""
+    site = f"{_templates()}|{settings.SITE_NAME}|{site_url()}"
     return hashlib.sha1(site.encode(), usedforsecurity=False).hexdigest()[:16]
 
 
