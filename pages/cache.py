@@ -66,7 +66,6 @@ from django.utils import timezone
 from django.utils.http import http_date
 from django.utils.safestring import SafeString, mark_safe
 
-from catalogue.byline_reads import LISTED, firsts
 from catalogue.models import Authorship, Citation, Work, WorkSimilarity
 from config.sites import site_url
 
@@ -376,13 +375,10 @@ def anonymous_page(kind: str):
 
 
 def entry_records(work_ids: list[int]) -> list[Record]:
-    """The records list entries of the works ``work_ids`` show: each work and the
-    linked authors its entry names (the first ``LISTED``), from narrow rows."""
-    records: list[Record] = [("work", pk) for pk in work_ids]
-    if work_ids:
-        rows = firsts(Authorship.objects.filter(work_id__in=work_ids).order_by(), LISTED)
-        records += [("author", pk) for pk in rows.values_list("author_id", flat=True)]
-    return records
+    """The records list entries of the works ``work_ids`` show: the works. An entry
+    also names researchers and a venue, but whatever changes what it shows of them
+    renews the work's version (``pages.receivers``), so no byline is read here."""
+    return [("work", pk) for pk in work_ids]
 
 
 # Pages shared by every visitor, with the parts drawn for each visitor left as slots.

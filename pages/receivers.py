@@ -43,8 +43,10 @@ DRAW_CHUNK = 500
 def _entries_stale(work_ids) -> None:
     """Forget these works' list entries and summaries now, and the "More like this"
     lists showing them (a list shows a part of what an entry shows); draw them again
-    once the change commits."""
+    once the change commits. The pages listing them are kept under the works'
+    versions, not those of every name an entry shows: the versions are renewed."""
     ids = entries.entries_forget(work_ids)
+    pagecache.works_bump(ids)
     _later(draw_entries, ids)
     _summaries_stale(ids)
     _similar_stale(similar.works_listing(ids))
