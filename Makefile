@@ -64,7 +64,6 @@ checkers: node_modules/.installed
 
 migrate: venv
 	$(PY) manage.py migrate --noinput
-	$(PY) manage.py createcachetable
 
 run: migrate
 	$(PY) manage.py embedded_admin

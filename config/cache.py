@@ -215,3 +215,14 @@ class FallbackRedisCache(RedisCache):
     def unavailable(self) -> bool:
         """Whether the last call found Redis down (the memory fallback is answering)."""
         return self._cache.down
+
+
+def cache_tables_made(using: str = "default", **kwargs) -> None:
+    """Make the table of each cache kept in the database (the embedded run's, without
+    Redis) that is not there yet: sent after ``migrate``, so that a database migrated
+    by ``manage.py migrate`` alone can serve pages. Any other cache needs nothing."""
+    from django.conf import settings
+    from django.core.management import call_command
+
+    if any(c.get("BACKEND", "").endswith(".DatabaseCache") for c in settings.CACHES.values()):
+        call_command("createcachetable", database=using, verbosity=0)

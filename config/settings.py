@@ -153,8 +153,8 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # Redis: the Celery broker and the cache. Unset (the embedded run) means tasks run
 # inline and the cache is a table of the database, one cache for every process of
 # the machine (the server, a shell, an import command beside it): a page kept in
-# one process's memory would outlive a change another process made. ``make
-# migrate`` makes its table.
+# one process's memory would outlive a change another process made. ``migrate``
+# makes its table (``config.cache.cache_tables_made``).
 REDIS_URL = env.redis_url("REDIS_URL")
 EMBEDDED_CACHES = {
     "default": {

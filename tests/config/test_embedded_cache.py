@@ -63,3 +63,11 @@ def test_a_name_changed_by_another_process_shows_at_the_next_visit():
         response = client.get(work.get_absolute_url())
         assert pagecache.HIT_HEADER not in response
         assert "Edith M. Clarke" in response.content.decode()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_migrate_alone_makes_the_cache_table():
+    with override_settings(CACHES=settings.EMBEDDED_CACHES), connection.cursor() as cursor:
+        cursor.execute("DROP TABLE IF EXISTS cache_entries")
+        call_command("migrate", verbosity=0)
+        assert "cache_entries" in connection.introspection.table_names(cursor)
