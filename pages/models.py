@@ -61,3 +61,26 @@ class WorkSummary(KeptDrawing):
 
     def __str__(self) -> str:
         return f"summary of work {self.work_id}"
+
+
+class ResearcherSummary(models.Model):
+    """What a researcher page shows of the record itself, as drawn: its header and
+    overview (``profiles/_researcher_facts.html``) and its figures, citations per year
+    and the research graph (``profiles/_researcher_figures.html``).
+
+    Drawn when anything the page shows of the record changes
+    (``pages.researcher_summaries``), not when the page is read. ``generation``
+    names the templates and code that drew it: a summary of another generation is
+    drawn again.
+    """
+
+    author = models.OneToOneField(
+        "publications.Author", on_delete=models.CASCADE, primary_key=True, related_name="+"
+    )
+    html = models.TextField()
+    figures = models.TextField()
+    generation = models.CharField(max_length=16)
+    rendered_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"summary of researcher {self.author_id}"

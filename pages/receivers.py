@@ -28,8 +28,13 @@ from catalogue.models import (
 from catalogue.signals import authors_changed, metrics_refreshed
 from ingestion.references import reference_previews_stored
 from pages import cache as pagecache
-from pages import entries, similar, summaries
-from pages.tasks import draw_entries, draw_similar_lists, draw_summaries
+from pages import entries, researcher_summaries, similar, summaries
+from pages.tasks import (
+    draw_entries,
+    draw_researcher_summaries,
+    draw_similar_lists,
+    draw_summaries,
+)
 from profiles.models import Claim, Follow, Profile
 from similarity.signals import similarities_stored
 from trust.signals import trust_scored
@@ -52,6 +57,20 @@ def _entries_stale(work_ids) -> None:
     _similar_stale(similar.works_listing(ids))
 
 
+def _authors_stale(author_ids, *, draw: bool = True) -> None:
+    """What these researchers' pages show of them changed: renew the pages, forget the
+    kept summaries now and, with ``draw``, draw them again once the change commits.
+
+    An import or an edited work changes the researchers' figures, which are computed
+    after it (``metrics_refreshed`` lands here again, and draws): their summaries are
+    only forgotten, so none is drawn twice for one change."""
+    ids = list(author_ids)
+    pagecache.authors_bump(ids)
+    forgotten = researcher_summaries.summaries_forget(ids)
+    if draw:
+        _later(draw_researcher_summaries, forgotten)
+
+
 def _summaries_stale(work_ids) -> None:
     """Forget these works' summaries now; draw them again once the change commits."""
     _later(draw_summaries, summaries.summaries_forget(work_ids))
@@ -72,7 +91,7 @@ def _later(task, ids: list[int]) -> None:
 @receiver(authors_changed, dispatch_uid="publications.pages_after_import")
 def renew_pages(sender, author_ids=(), work_ids=None, **kwargs) -> None:
     """Imported or curated: the researchers' and works' cached pages are stale."""
-    pagecache.authors_bump(author_ids or ())
+    _authors_stale(author_ids or (), draw=False)
     pagecache.works_changed(work_ids or ())
     _entries_stale([*(work_ids or ()), *entries.works_naming(author_ids or ())])
 
@@ -82,7 +101,7 @@ def renew_pages(sender, author_ids=(), work_ids=None, **kwargs) -> None:
 def renew_work_page(sender, instance: Work, **kwargs) -> None:
     """An edited work shows on its page, in its authors' work lists and in citation lists."""
     pagecache.works_changed([instance.pk])
-    pagecache.authors_bump(author_id for _, author_id in pagecache.work_authors(instance.pk))
+    _authors_stale((a for _, a in pagecache.work_authors(instance.pk)), draw=False)
     if not kwargs.get("raw"):
         _entries_stale([instance.pk])
 
@@ -96,7 +115,7 @@ def forget_lists_showing_work(sender, instance: Work, **kwargs) -> None:
 @receiver(post_save, sender=Author, dispatch_uid="publications.page_after_author_save")
 @receiver(post_delete, sender=Author, dispatch_uid="publications.page_after_author_delete")
 def renew_researcher_page(sender, instance: Author, update_fields=None, **kwargs) -> None:
-    pagecache.authors_bump([instance.pk])
+    _authors_stale([instance.pk])
     if update_fields is None or ENTRY_AUTHOR_FIELDS & set(update_fields):
         _entries_stale(entries.works_naming([instance.pk]))
 
@@ -125,6 +144,7 @@ def _names_stale(sender, pk: int) -> None:
         _entries_stale(entries.works_of_venue(pk))
     elif sender is Institution:
         _summaries_stale(summaries.works_naming_institution(pk))
+        _authors_stale(researcher_summaries.researchers_at(pk))
     elif sender is Topic:
         _summaries_stale(summaries.works_of_topic(pk))
     elif sender is Funder:
@@ -155,7 +175,7 @@ def forget_drawings_naming(sender, instance, **kwargs) -> None:
 @receiver(trust_scored, dispatch_uid="pages.after_trust_scores")
 def renew_researcher_figures(sender, author_ids: list[int], **kwargs) -> None:
     """Stored figures or trust scores were written: the researchers' pages show them."""
-    pagecache.authors_bump(author_ids)
+    _authors_stale(author_ids)
 
 
 @receiver(similarities_stored, dispatch_uid="pages.after_similarities")
@@ -186,7 +206,7 @@ def renew_more_like_this_of_match(sender, instance: WorkSimilarity, **kwargs) ->
 @receiver(post_delete, sender=Follow, dispatch_uid="profiles.page_after_follow_delete")
 def renew_researcher_page_of_owner(sender, instance, **kwargs) -> None:
     """The owner's profile, a claim or a follow changed: the cached page is stale."""
-    pagecache.authors_bump([instance.author_id])
+    _authors_stale([instance.author_id])
 
 
 @receiver(m2m_changed, sender=Profile.pinned_works.through, dispatch_uid="profiles.page_after_pins")
@@ -196,7 +216,7 @@ def renew_researcher_page_after_pins(sender, instance: Profile, action: str, **k
     The pins have no reverse accessor on Work, so ``instance`` is always the profile.
     """
     if action.startswith("post_"):
-        pagecache.authors_bump([instance.author_id])
+        _authors_stale([instance.author_id])
 
 
 @receiver(reference_previews_stored, dispatch_uid="pages.after_reference_previews")

@@ -1,11 +1,12 @@
 """Everything the researcher page shows, gathered for its view.
 
-``researcher_page`` returns what every visitor sees alike, ``researcher_viewer``
-the visitor's own side (follow, claim and collaboration panels): the first is
-kept in the cache for all visitors (``pages.cache.shared_page``), the
-second is drawn for each. Both are plain dataclasses; the page's template and its
-partials only render them. The page sits above every app it shows, so it names
-each section's builder itself (``SECTIONS``).
+``researcher_facts`` returns what the page shows of the record itself (drawn ahead
+and kept: ``pages.researcher_summaries``), ``researcher_page`` its works as every
+visitor sees them for a query string: both are kept in the cache for all visitors
+(``pages.cache.shared_page``). ``researcher_viewer`` is the visitor's own side
+(follow, claim and collaboration panels), drawn for each. All are plain
+dataclasses; the page's template and its partials only render them. The page sits
+above every app it shows, so it names each section's builder itself (``SECTIONS``).
 """
 
 from __future__ import annotations
@@ -147,7 +148,10 @@ def _span(first: object, last: object) -> str:
 
 
 @dataclass(frozen=True)
-class ResearcherPage:
+class ResearcherFacts:
+    """What the page shows of the record itself, the same whatever its query string:
+    drawn ahead and kept (``pages.researcher_summaries``)."""
+
     author: Author
     profile: Profile | None
     metrics: AuthorMetrics | None
@@ -156,7 +160,20 @@ class ResearcherPage:
     affiliations: list[Affiliation]  # the first ones of the whole history
     affiliations_more: list[Affiliation]  # the rest, behind a <details>
     identifiers: dict
-    # The works list, filtered, sorted and paged as the query string asks.
+    # Novelty with what it compares against, counted when the page is drawn.
+    novelty: NoveltyBasis | None
+    # What other apps add, by name (the trust app: "trust", its snapshot).
+    sections: dict[str, object]
+
+
+@dataclass(frozen=True)
+class ResearcherPage:
+    """The page's works, filtered, sorted and paged as the query string asks, and what
+    the rest of the page around them says of the record."""
+
+    author: Author
+    metrics: AuthorMetrics | None
+    source_counts: SourceCounts | None
     filterset: WorkFilter
     filters_active: bool
     works: Page  # of a WorksById: the ids, the works read only if an entry is not kept
@@ -164,10 +181,6 @@ class ResearcherPage:
     works_total: int
     sort_links: list[dict]
     topic_choices: list[dict]
-    # Novelty with what it compares against, counted when the page is drawn.
-    novelty: NoveltyBasis | None
-    # What other apps add, by name (the trust app: "trust", its snapshot).
-    sections: dict[str, object]
 
     def shown_ids(self) -> list[int]:
         """The ids of the works listed, pinned first."""
@@ -178,10 +191,19 @@ def author_for_page(pk: int, *, in_full: bool = False) -> Author:
     """The author of a researcher page, or Http404: with its profile (what the viewer's
     panels need) or ``in_full``, with its metrics, last known institution and trust
     score too (what ``researcher_page`` shows). The search vector is left unread."""
-    full = ("profile", "metrics", "last_known_institution", "trust")
-    related = full if in_full else ("profile",)
+    related = _IN_FULL if in_full else ("profile",)
     queryset = Author.objects.select_related(*related).defer("search_vector")
     return get_object_or_404(queryset.filter(is_deleted=False), pk=pk)
+
+
+_IN_FULL = ("profile", "metrics", "last_known_institution", "trust")
+
+
+def authors_in_full(pks: list[int]) -> list[Author]:
+    """The researchers of ``pks`` still shown (not deleted, not merged away), each read
+    as ``author_for_page(pk, in_full=True)`` reads it."""
+    shown = Author.objects.visible().filter(pk__in=pks).order_by("pk")
+    return list(shown.select_related(*_IN_FULL).defer("search_vector"))
 
 
 @dataclass(frozen=True)
@@ -247,28 +269,43 @@ def researcher_viewer(*, author: Author, viewer) -> ResearcherViewer:
     )
 
 
-def researcher_page(*, author: Author, query: QueryDict) -> ResearcherPage:
-    """The page of ``author`` as every visitor sees it for the query string ``query``.
+def researcher_facts(author: Author) -> ResearcherFacts:
+    """What the page of ``author`` shows of the record, whatever its query string.
 
     ``author`` comes from ``author_for_page(pk, in_full=True)``.
     """
     metrics = getattr(author, "metrics", None)
-    profile = getattr(author, "profile", None)
-    listed = Work.objects.visible().filter(authorships__author=author)
-    filterset = WorkFilter(query, queryset=listed)
-    pinned = _pinned_works(profile, filterset.qs)
-    rest = filterset.qs.exclude(pk__in=pinned) if pinned else filterset.qs
-    works = _works_page(rest, query.get("page"))
     history = _affiliations(metrics)
-    return ResearcherPage(
+    return ResearcherFacts(
         author=author,
-        profile=profile,
+        profile=getattr(author, "profile", None),
         metrics=metrics,
         chart=citations_chart(metrics.citations_by_year) if metrics else None,
         source_counts=source_counts(author, metrics),
         affiliations=history[:AFFILIATIONS_SHOWN],
         affiliations_more=history[AFFILIATIONS_SHOWN:],
         identifiers=_identifiers(author),
+        novelty=novelty_basis(author.pk, metrics) if metrics else None,
+        sections={name: build(author) for name, build in SECTIONS.items()},
+    )
+
+
+def researcher_page(*, author: Author, query: QueryDict) -> ResearcherPage:
+    """The works on the page of ``author`` as every visitor sees them for the query
+    string ``query``.
+
+    ``author`` comes from ``author_for_page(pk, in_full=True)``.
+    """
+    metrics = getattr(author, "metrics", None)
+    listed = Work.objects.visible().filter(authorships__author=author)
+    filterset = WorkFilter(query, queryset=listed)
+    pinned = _pinned_works(getattr(author, "profile", None), filterset.qs)
+    rest = filterset.qs.exclude(pk__in=pinned) if pinned else filterset.qs
+    works = _works_page(rest, query.get("page"))
+    return ResearcherPage(
+        author=author,
+        metrics=metrics,
+        source_counts=source_counts(author, metrics),
         filterset=filterset,
         filters_active=filterset.active,
         works=works,
@@ -276,8 +313,6 @@ def researcher_page(*, author: Author, query: QueryDict) -> ResearcherPage:
         works_total=len(pinned) + works.paginator.count,
         sort_links=_sort_links(query, filterset.sort_value),
         topic_choices=_topic_choices(metrics, filterset),
-        novelty=novelty_basis(author.pk, metrics) if metrics else None,
-        sections={name: build(author) for name, build in SECTIONS.items()},
     )
 
 

@@ -11,6 +11,7 @@ from django.template.loader import render_to_string
 from catalogue.identifiers import normalize_openalex_id, normalize_orcid, openalex_is_local
 from catalogue.models import Author
 from pages import cache as pagecache
+from pages import researcher_summaries
 from pages.researcher_page import author_for_page, researcher_page, researcher_viewer
 
 
@@ -44,6 +45,7 @@ def researcher_detail(request: HttpRequest, pk: int, slug: str = "") -> HttpResp
         page = researcher_page(author=shown, query=visitor.GET)
         versions = versions | pagecache.versions_current(pagecache.entry_records(page.shown_ids()))
         context = {field.name: getattr(page, field.name) for field in fields(page)}
+        context |= {"summary": researcher_summaries.summary_for(shown)}  # the record, kept
         context |= {"page_author": author, "slots": slots}  # page_author: marked in bylines
         return render_to_string("profiles/researcher_detail.html", context, visitor), versions
 

@@ -26,7 +26,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import cache
 
-from django.db import connection
 from django.template.loader import get_template
 from django.utils.safestring import SafeString, mark_safe
 
@@ -91,11 +90,7 @@ def works_listing(work_ids: Iterable[int]) -> list[int]:
 
 def similar_html(work: Work) -> SafeString:
     """The work's list: kept, or drawn now and kept."""
-    table = connection.ops.quote_name(SimilarList._meta.db_table)
-    sql = f"SELECT html FROM {table} WHERE work_id = %s AND generation = %s"  # noqa: S608
-    with connection.cursor() as cursor:  # plain SQL: the ORM's query costs more to build
-        cursor.execute(sql, [work.pk, generation()])
-        row = cursor.fetchone()
+    row = kept.kept_row(SimilarList, work.pk, generation(), ("html",))
     html = row[0] if row else _store_guarded(work.pk)
     return mark_safe(html)  # noqa: S308 - drawn by the template from escaped fields
 

@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from functools import cache
 
 from django.conf import settings
-from django.db import connection
 from django.template.loader import get_template
 from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
@@ -79,11 +78,7 @@ def draw(work: Work, *, all_authors: bool = False, authors_page: int = 1) -> Sum
 
 def summary_for(work: Work) -> Summary:
     """The work's summary: kept, or drawn now and kept where the write goes through."""
-    table = connection.ops.quote_name(WorkSummary._meta.db_table)
-    sql = f"SELECT html, metadata FROM {table} WHERE work_id = %s AND generation = %s"  # noqa: S608
-    with connection.cursor() as cursor:  # plain SQL: the ORM's query costs more to build
-        cursor.execute(sql, [work.pk, generation()])
-        row = cursor.fetchone()
+    row = kept.kept_row(WorkSummary, work.pk, generation(), ("html", "metadata"))
     if row:
         return Summary(mark_safe(row[0]), mark_safe(row[1]))  # noqa: S308 - drawn as above
     drawn = draw(work)

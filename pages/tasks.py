@@ -1,11 +1,11 @@
-"""Celery tasks of the public pages: list entries, "More like this" lists and work
-summaries drawn ahead of their readers."""
+"""Celery tasks of the public pages: list entries, "More like this" lists, and work and
+researcher summaries drawn ahead of their readers."""
 
 from __future__ import annotations
 
 from celery import shared_task
 
-from pages import entries, similar, summaries
+from pages import entries, researcher_summaries, similar, summaries
 
 
 @shared_task(name="pages.tasks.draw_entries")
@@ -24,3 +24,10 @@ def draw_similar_lists(work_ids: list[int]) -> int:
 def draw_summaries(work_ids: list[int]) -> int:
     """Draw and keep the work pages' summaries of these works (``pages.summaries``)."""
     return summaries.summaries_refresh(work_ids)
+
+
+@shared_task(name="pages.tasks.draw_researcher_summaries")
+def draw_researcher_summaries(author_ids: list[int]) -> int:
+    """Draw and keep the researcher pages' summaries of these researchers
+    (``pages.researcher_summaries``)."""
+    return researcher_summaries.summaries_refresh(author_ids)

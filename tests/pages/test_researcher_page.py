@@ -10,6 +10,7 @@ from django.test.utils import CaptureQueriesContext
 from catalogue.identifiers import normalize_title
 from catalogue.metrics import author_metrics_refresh
 from catalogue.models import Author, AuthorMetrics, Authorship, Source, Topic, Work, WorkTopic
+from catalogue.signals import metrics_refreshed
 from pages.charts import citations_chart, nice_step
 from profiles.models import Profile
 from tests.factories import (
@@ -73,18 +74,19 @@ def test_page_takes_the_same_queries_for_20_and_2000_works(client, django_assert
     bulk_works(small, 20, coauthor=AuthorFactory())
     bulk_works(large, 2000, coauthor=AuthorFactory())
 
-    # No list entry kept yet: the page reads the works it lists with their bylines,
-    # draws their entries and keeps them, in a fixed number of queries.
-    with django_assert_max_num_queries(16):
+    # No list entry or summary kept yet: the page reads the works it lists with their
+    # bylines, draws their entries and the record's summary and keeps them, in a fixed
+    # number of queries.
+    with django_assert_max_num_queries(17):
         small_first, _ = page_queries(client, small)
-    with django_assert_max_num_queries(16):
+    with django_assert_max_num_queries(17):
         large_first, _ = page_queries(client, large)
     assert small_first == large_first
 
-    # Entries kept: the author in full (with its trust score), the ids of the page's works
-    # with their count, the trust history, the names the entries show (for the page's
-    # versions), the kept entries with the author's links to them, the claims and the
-    # follows: 7. No byline is read.
+    # Entries and summary kept: the author (for the visitor's panels) and in full (for
+    # the works' filters), the ids of the page's works with their count, the kept
+    # summary, the kept entries with the author's links to them, the claims and the
+    # follows: 7. No byline, trust history or figure is read.
     with django_assert_max_num_queries(7):
         small_count, _ = page_queries(client, small)
     with django_assert_max_num_queries(7):
@@ -167,7 +169,8 @@ def test_the_saved_homepage_is_linked_from_the_researcher_page(client):
     link = '<a href="https://lab.example.edu/~ada/" rel="nofollow noopener">'
     assert f"Homepage {link}https://lab.example.edu/~ada/</a>" in html
 
-    Profile.objects.filter(pk=profile.pk).update(homepage="javascript:alert(1)")  # not via the form
+    profile.homepage = "javascript:alert(1)"
+    profile.save()  # not via the form
     html = client.get(author.get_absolute_url()).content.decode()
     assert "javascript:" not in html and 'data-testid="homepage"' not in html
 
@@ -185,6 +188,7 @@ def test_counts_come_from_the_metrics_row_and_unknown_is_not_zero(client):
 
     # The page reads the stored row, not the works: a stale row shows its own numbers.
     AuthorMetrics.objects.filter(author=author).update(works_count=41, citations=2896, h_index=7)
+    metrics_refreshed.send(sender=AuthorMetrics, author_ids=[author.pk])  # as its writers do
     html = client.get(author.get_absolute_url()).content.decode()
     assert "<dt>works</dt><dd>41</dd>" in html
     assert "<dt>citations</dt><dd>2,896</dd>" in html
