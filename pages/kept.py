@@ -45,35 +45,47 @@ def kept_row(model: type[Model], pk: int, generation: str, columns: tuple[str, .
         return cursor.fetchone()
 
 
-def keep(model: type[Model], drawn: dict[int, str | dict[str, str]], generation: str) -> None:
-    """Keep the drawings as rows of ``model``, replacing older ones.
+def _rows(model: type[Model], drawn: dict, generation: str) -> list[Model]:
+    """``drawn`` as rows of ``model``: the record's id (a work's, or a researcher's) ->
+    its HTML, or the fields of a kind that keeps more than one part (the same fields
+    for every record). In id order: one order for every writer, no deadlock between two."""
+    key = model._meta.pk
+    now = timezone.now()
+    parts = {pk: {"html": d} if isinstance(d, str) else d for pk, d in drawn.items()}
+    return [
+        model(**{key.attname: pk}, generation=generation, rendered_at=now, **parts[pk])
+        for pk in sorted(parts)
+    ]
 
-    ``drawn``: the record's id (a work's, or a researcher's) -> its HTML, or the
-    fields of a kind that keeps more than one part (the same fields for every record).
-    """
+
+def keep(model: type[Model], drawn: dict[int, str | dict[str, str]], generation: str) -> None:
+    """Keep the drawings (see ``_rows``) as rows of ``model``, replacing older ones."""
     if not drawn:
         return
-    now = timezone.now()
-    key = model._meta.pk
-    parts = {pk: {"html": d} if isinstance(d, str) else d for pk, d in drawn.items()}
-    rows = [
-        model(**{key.attname: pk}, generation=generation, rendered_at=now, **parts[pk])
-        for pk in sorted(parts)  # one order for every writer: no deadlock between two
-    ]
     model.objects.bulk_create(
-        rows,
+        _rows(model, drawn, generation),
         update_conflicts=True,
-        unique_fields=[key.name],
-        update_fields=[*sorted(next(iter(parts.values()))), "generation", "rendered_at"],
+        unique_fields=[model._meta.pk.name],
+        update_fields=[f.name for f in model._meta.concrete_fields if not f.primary_key],
     )
 
 
 def keep_if_possible(model: type[Model], drawn: dict, generation: str) -> dict:
-    """``keep``, but a reader whose write is refused (a deadlock with another reader
-    keeping the same rows) still has its drawings: keeping is a saving, not a duty."""
+    """Keep what a page drew for its reader where no current drawing is kept yet.
+
+    A page reads the records, draws, then keeps. A change committing meanwhile forgets
+    the row and has it drawn again from the new records: were the page to replace
+    rows, its older drawing could land last and stay. So it only fills a gap (a row
+    of another generation is removed first), and a reader whose write is refused (a
+    deadlock with another reader) still has its drawings: keeping is a saving, not a
+    duty.
+    """
+    if not drawn:
+        return drawn
     try:
         with transaction.atomic():
-            keep(model, drawn, generation)
+            model.objects.filter(pk__in=sorted(drawn)).exclude(generation=generation).delete()
+            model.objects.bulk_create(_rows(model, drawn, generation), ignore_conflicts=True)
     except DatabaseError:
         logger.warning("Could not keep %s %s rows", len(drawn), model.__name__, exc_info=True)
     return drawn

@@ -213,6 +213,6 @@ def test_a_page_whose_keeping_is_refused_still_shows_the_list(client, pair, monk
 
     work, _ = pair
     SimilarList.objects.all().delete()
-    monkeypatch.setattr(kept, "keep", refused)
+    monkeypatch.setattr(kept, "_rows", refused)
     assert "Random walks revisited" in section(client, work)
     assert kept_html(work) is None

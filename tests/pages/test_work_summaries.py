@@ -194,3 +194,16 @@ def test_the_command_draws_the_missing_summaries(work):
     WorkSummary.objects.all().delete()
     call_command("draw_entries", verbosity=0)
     assert kept_html(work) is not None and "Vortices in thin films" in kept_html(other)
+
+
+def test_a_drawing_a_page_keeps_late_never_replaces_a_newer_one(
+    work, django_capture_on_commit_callbacks
+):
+    from pages import kept
+
+    older = summaries.draw(work)  # a page read the work, then drew it...
+    with django_capture_on_commit_callbacks(execute=True):
+        work.title = "Superfluid helium, retitled"
+        work.save()  # ...while a change committed and its drawing was kept
+    kept.keep_if_possible(WorkSummary, {work.pk: older.fields()}, summaries.generation())
+    assert "Superfluid helium, retitled" in kept_html(work)
