@@ -45,15 +45,21 @@ ENTRY_AUTHOR_FIELDS = {"display_name", "is_deleted", "merged_into"}
 DRAW_CHUNK = 500
 
 
-def _entries_stale(work_ids) -> None:
+def _entries_stale(work_ids, *, summaries_drawn=None) -> None:
     """Forget these works' list entries and summaries now, and the "More like this"
     lists showing them (a list shows a part of what an entry shows); draw them again
     once the change commits. The pages listing them are kept under the works'
-    versions, not those of every name an entry shows: the versions are renewed."""
+    versions, not those of every name an entry shows: the versions are renewed.
+
+    ``summaries_drawn``: the works whose summaries are drawn again (default: all);
+    the others' are drawn by their next visitor."""
     ids = entries.entries_forget(work_ids)
     pagecache.works_bump(ids)
     _later(draw_entries, ids)
-    _summaries_stale(ids)
+    forgotten = summaries.summaries_forget(ids)
+    if summaries_drawn is not None:
+        forgotten = sorted(set(forgotten) & {int(pk) for pk in summaries_drawn})
+    _later(draw_summaries, forgotten)
     _similar_stale(similar.works_listing(ids))
 
 
@@ -93,7 +99,12 @@ def renew_pages(sender, author_ids=(), work_ids=None, **kwargs) -> None:
     """Imported or curated: the researchers' and works' cached pages are stale."""
     _authors_stale(author_ids or (), draw=False)
     pagecache.works_changed(work_ids or ())
-    _entries_stale([*(work_ids or ()), *entries.works_naming(author_ids or ())])
+    # Every work naming a researcher the batch touched may show a new name: all their
+    # entries are drawn again, but only the batch's own works' summaries (a batch
+    # touches many researchers, whose other works would be drawn again batch after
+    # batch; a name seldom changes, and a forgotten summary is drawn by its visitor).
+    own = list(work_ids or ())
+    _entries_stale([*own, *entries.works_naming(author_ids or ())], summaries_drawn=own)
 
 
 @receiver(post_save, sender=Work, dispatch_uid="publications.page_after_work_save")

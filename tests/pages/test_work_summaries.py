@@ -10,7 +10,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from catalogue.models import Authorship, Funder, Grant, Topic, WorkTopic
+from catalogue.models import Author, Authorship, Funder, Grant, Topic, WorkTopic
 from pages import summaries
 from pages.models import WorkSummary
 from tests.factories import AuthorFactory, AuthorshipFactory, InstitutionFactory, WorkFactory
@@ -207,3 +207,21 @@ def test_a_drawing_a_page_keeps_late_never_replaces_a_newer_one(
         work.save()  # ...while a change committed and its drawing was kept
     kept.keep_if_possible(WorkSummary, {work.pk: older.fields()}, summaries.generation())
     assert "Superfluid helium, retitled" in kept_html(work)
+
+
+def test_an_import_draws_its_own_works_summaries_and_forgets_those_naming_its_people(
+    client, work, drawn, django_capture_on_commit_callbacks
+):
+    from catalogue.signals import authors_changed
+
+    author = work.authorships.get().author
+    other = WorkFactory(title="Second sound in helium films")
+    AuthorshipFactory(work=other, author=author, position=0)
+    summaries.summaries_refresh([work.pk, other.pk])
+    drawn.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        Author.objects.filter(pk=author.pk).update(display_name="A. Del Maestro")  # a batch
+        authors_changed.send(sender=WorkSummary, author_ids=[author.pk], work_ids=[work.pk])
+    assert drawn == [work.pk]  # the batch's own work, once it committed
+    assert kept_html(other) is None  # naming its researcher: forgotten...
+    assert "A. Del Maestro" in page(client, other)  # ...and drawn by its next visitor
