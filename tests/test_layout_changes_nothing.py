@@ -72,7 +72,15 @@ def _steady(text: str) -> str:
     for pattern, replacement in _VOLATILE:
         text = pattern.sub(replacement, text)
     today = timezone.localdate()
-    for form in ("%d %b %Y", "%-d %b %Y", "%Y-%m-%d", "%B %-d, %Y", "%-d %B %Y", "%Y/%m/%d"):
+    for form in (
+        "%d %b %Y",
+        "%-d %b %Y",
+        "%Y-%m-%d",
+        "%B %-d, %Y",
+        "%b %-d, %Y",
+        "%-d %B %Y",
+        "%Y/%m/%d",
+    ):
         text = text.replace(today.strftime(form), "TODAY")
     return text
 
