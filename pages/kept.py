@@ -30,6 +30,18 @@ def generation_of(template_name: str, drawing_format: str) -> str:
     return hashlib.sha1(token, usedforsecurity=False).hexdigest()[:16]
 
 
+def for_site(token: str) -> str:
+    """``token`` (of templates and drawing code) with the site's name and the address
+    links start with, for drawings that write them (a DEBUG run without ``SITE_URL``
+    takes the address from each request)."""
+    from django.conf import settings
+
+    from config.sites import site_url
+
+    site = f"{token}|{settings.SITE_NAME}|{site_url()}"
+    return hashlib.sha1(site.encode(), usedforsecurity=False).hexdigest()[:16]
+
+
 def kept_row(model: type[Model], pk: int, generation: str, columns: tuple[str, ...]):
     """The ``columns`` of the record's row of ``model`` drawn by ``generation``, or None.
 

@@ -17,17 +17,14 @@ and when staff edit or delete the institution it names as the last known one.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from functools import cache
 
-from django.conf import settings
 from django.template.loader import get_template
 from django.utils.safestring import SafeString, mark_safe
 
 from catalogue.models import Author
-from config.sites import site_url
 from pages import kept
 from pages.models import ResearcherSummary
 from pages.researcher_page import authors_in_full, researcher_facts
@@ -59,8 +56,7 @@ def _templates() -> str:
 
 def generation() -> str:
     """A token of both templates' text, ``FORMAT`` and the site's name and address."""
-    site = f"{_templates()}|{settings.SITE_NAME}|{site_url()}"
-    return hashlib.sha1(site.encode(), usedforsecurity=False).hexdigest()[:16]
+    return kept.for_site(_templates())
 
 
 def draw(author: Author) -> Summary:

@@ -19,19 +19,16 @@ depends on the day (an embargo still running) is not part of a summary.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 
-from django.conf import settings
 from django.template.loader import get_template
 from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
 
 from catalogue import selectors
 from catalogue.models import Authorship, Grant, Work, WorkTopic
-from config.sites import site_url
 from pages import kept, metadata
 from pages.models import WorkSummary
 
@@ -58,11 +55,8 @@ def _templates() -> str:
 
 
 def generation() -> str:
-    """A token of both templates' text, ``FORMAT`` and the site's name and address
-    (absolute addresses and the site's name are written into the metadata; a DEBUG
-    run without ``SITE_URL`` takes the address from each request)."""
-    site = f"{_templates()}|{settings.SITE_NAME}|{site_url()}"
-    return hashlib.sha1(site.encode(), usedforsecurity=False).hexdigest()[:16]
+    """A token of both templates' text, ``FORMAT`` and the site's name and address."""
+    return kept.for_site(_templates())
 
 
 def draw(work: Work, *, all_authors: bool = False, authors_page: int = 1) -> Summary:
