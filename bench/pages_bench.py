@@ -116,6 +116,17 @@ def step(label: str, *command, env) -> None:
     print(f" {time.perf_counter() - started:.0f} s", flush=True)
 
 
+def step_parallel(label: str, commands: list[list[str]], *, env) -> None:
+    """``commands`` run at once, as one step."""
+    started = time.perf_counter()
+    print(f"- {label} ({len(commands)} processes) ...", end="", flush=True)
+    running = [subprocess.Popen(command, cwd=ROOT, env=env) for command in commands]
+    failed = [command for command, done in zip(commands, running, strict=True) if done.wait()]
+    if failed:
+        raise SystemExit(f"failed: {' '.join(map(str, failed[0]))}")
+    print(f" {time.perf_counter() - started:.0f} s", flush=True)
+
+
 COMPUTE_METRICS = """
 from catalogue.metrics import author_metrics_refresh
 from catalogue.models import Author
@@ -169,7 +180,13 @@ def build(args, env) -> None:
         if command[0] != "shell" and not list(ROOT.glob(f"*/management/commands/{command[0]}.py")):
             print(f"- {label}: no such command here, skipped")
             continue
-        if args.recompute or count_rows(args, table) == 0:
+        if not (args.recompute or count_rows(args, table) == 0):
+            continue
+        if command == ["draw_entries"]:  # shared between processes, one a core
+            parts = os.cpu_count() or 1
+            draws = [[*command, "--part", f"{n}/{parts}"] for n in range(1, parts + 1)]
+            step_parallel(label, [[PYTHON, "manage.py", *draw] for draw in draws], env=env)
+        else:
             step(label, PYTHON, "manage.py", *command, env=env)
     # What autovacuum leaves some time after a bulk load: planner statistics (without them
     # PostgreSQL guesses row counts and an author's works are read by scanning all works)

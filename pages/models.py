@@ -84,3 +84,25 @@ class ResearcherSummary(models.Model):
 
     def __str__(self) -> str:
         return f"summary of researcher {self.author_id}"
+
+
+class ResearcherWorks(models.Model):
+    """The works section of a researcher page as a visitor without a query string sees
+    it (``profiles/_researcher_works.html``): the first page of works in the default
+    order, the pins first, with the filter form, sort and export links and pages.
+
+    Drawn when the list or any entry on it changes (``pages.researcher_works``), not
+    when the page is read. ``shown`` holds the ids of the works listed, which the page
+    is kept under; ``generation`` names the template and the entries' drawing.
+    """
+
+    author = models.OneToOneField(
+        "publications.Author", on_delete=models.CASCADE, primary_key=True, related_name="+"
+    )
+    html = models.TextField()
+    shown = models.TextField(blank=True)  # the ids of the works listed, space-separated
+    generation = models.CharField(max_length=16)
+    rendered_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"works section of researcher {self.author_id}"

@@ -5,7 +5,9 @@ the apps send when they write what pages show (an import batch, refreshed metric
 trust scores, "More like this" lists), bump the versions of the pages that show them
 (``pages.cache``); what changes a list entry also has the entry drawn again
 (``pages.entries``), with the work page's summary (``pages.summaries``) and the "More
-like this" lists showing the work (``pages.similar``), after the change commits.
+like this" lists showing the work (``pages.similar``), after the change commits; the
+researcher pages' kept summaries and works sections (``pages.researcher_summaries``,
+``pages.researcher_works``) are forgotten with them.
 """
 
 from __future__ import annotations
@@ -28,10 +30,11 @@ from catalogue.models import (
 from catalogue.signals import authors_changed, metrics_refreshed
 from ingestion.references import reference_previews_stored
 from pages import cache as pagecache
-from pages import entries, researcher_summaries, similar, summaries
+from pages import entries, researcher_summaries, researcher_works, similar, summaries
 from pages.tasks import (
     draw_entries,
     draw_researcher_summaries,
+    draw_researcher_works,
     draw_similar_lists,
     draw_summaries,
 )
@@ -55,6 +58,7 @@ def _entries_stale(work_ids, *, summaries_drawn=None) -> None:
     the others' are drawn by their next visitor."""
     ids = entries.entries_forget(work_ids)
     pagecache.works_bump(ids)
+    researcher_works.sections_listing_forget(ids)  # their visitors draw them
     _later(draw_entries, ids)
     forgotten = summaries.summaries_forget(ids)
     if summaries_drawn is not None:
@@ -73,8 +77,10 @@ def _authors_stale(author_ids, *, draw: bool = True) -> None:
     ids = list(author_ids)
     pagecache.authors_bump(ids)
     forgotten = researcher_summaries.summaries_forget(ids)
+    sections = researcher_works.sections_forget(ids)
     if draw:
         _later(draw_researcher_summaries, forgotten)
+        _later(draw_researcher_works, sections)
 
 
 def _summaries_stale(work_ids) -> None:
@@ -167,9 +173,11 @@ def _names_stale(sender, pk: int) -> None:
 @receiver(post_save, sender=UnlinkedAuthorship, dispatch_uid="pages.entries_after_name_save")
 @receiver(post_delete, sender=UnlinkedAuthorship, dispatch_uid="pages.entries_after_name_delete")
 def forget_entry_of_byline(sender, instance, **kwargs) -> None:
-    """A name added to, changed on or taken off a byline: the work's entry shows it."""
+    """A name added to, changed on or taken off a byline: the work's entry shows it, and
+    a researcher taken off lists it no more."""
     if not kwargs.get("raw"):
         _entries_stale([instance.work_id])
+        researcher_works.sections_forget([getattr(instance, "author_id", None)])
 
 
 @receiver(pre_delete, sender=Venue, dispatch_uid="pages.entries_before_venue_delete")

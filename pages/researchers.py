@@ -11,8 +11,13 @@ from django.template.loader import render_to_string
 from catalogue.identifiers import normalize_openalex_id, normalize_orcid, openalex_is_local
 from catalogue.models import Author
 from pages import cache as pagecache
-from pages import researcher_summaries
-from pages.researcher_page import author_for_page, researcher_page, researcher_viewer
+from pages import researcher_summaries, researcher_works
+from pages.researcher_page import (
+    author_for_page,
+    researcher_page,
+    researcher_viewer,
+    source_counts,
+)
 
 
 def _redirect_keeping_query(
@@ -40,13 +45,23 @@ def researcher_detail(request: HttpRequest, pk: int, slug: str = "") -> HttpResp
         return _redirect_keeping_query(request, author, permanent=True)
 
     def build(visitor: HttpRequest, slots: pagecache.Slots) -> tuple[str, dict]:
-        versions = own_version or pagecache.versions_current([("author", pk)])  # before the rows
+        versions = dict(own_version or pagecache.versions_current([("author", pk)]))
+
+        def listing(ids: list[int]) -> None:  # the listed works' versions, before their rows
+            versions.update(pagecache.versions_current(pagecache.entry_records(ids)))
+
         shown = author if fresh else author_for_page(pk, in_full=True)
-        page = researcher_page(author=shown, query=visitor.GET)
-        versions = versions | pagecache.versions_current(pagecache.entry_records(page.shown_ids()))
-        context = {field.name: getattr(page, field.name) for field in fields(page)}
+        if visitor.GET:  # filtered, sorted or paged: the works drawn for this query
+            page = researcher_page(author=shown, query=visitor.GET)
+            listing(page.shown_ids())  # their entries are read as the template draws them
+            context = researcher_works.context(page, visitor)
+        else:  # as most visitors see them: kept
+            section = researcher_works.section_for(shown, listing)
+            metrics = getattr(shown, "metrics", None)
+            context = {"author": shown, "metrics": metrics, "works_section": section.html}
+            context |= {"source_counts": source_counts(shown, metrics)}
         context |= {"summary": researcher_summaries.summary_for(shown)}  # the record, kept
-        context |= {"page_author": author, "slots": slots}  # page_author: marked in bylines
+        context |= {"slots": slots}
         return render_to_string("profiles/researcher_detail.html", context, visitor), versions
 
     shared = pagecache.shared_page("author", author.pk, request, build)

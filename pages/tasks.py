@@ -1,11 +1,11 @@
 """Celery tasks of the public pages: list entries, "More like this" lists, and work and
-researcher summaries drawn ahead of their readers."""
+researcher summaries and researchers' works sections drawn ahead of their readers."""
 
 from __future__ import annotations
 
 from celery import shared_task
 
-from pages import entries, researcher_summaries, similar, summaries
+from pages import entries, researcher_summaries, researcher_works, similar, summaries
 
 
 @shared_task(name="pages.tasks.draw_entries")
@@ -31,3 +31,10 @@ def draw_researcher_summaries(author_ids: list[int]) -> int:
     """Draw and keep the researcher pages' summaries of these researchers
     (``pages.researcher_summaries``)."""
     return researcher_summaries.summaries_refresh(author_ids)
+
+
+@shared_task(name="pages.tasks.draw_researcher_works")
+def draw_researcher_works(author_ids: list[int]) -> int:
+    """Draw and keep the works sections of these researchers' pages as a visitor without
+    a query string sees them (``pages.researcher_works``)."""
+    return researcher_works.sections_refresh(author_ids)

@@ -211,8 +211,8 @@ def test_refresh_query_count_does_not_grow_with_authors(django_assert_max_num_qu
         joint_work(a, b)
         joint_work(a, b)
     # Novelty's comparison set is counted afresh in each refresh (two queries), and the
-    # researchers' kept page summaries are forgotten (one).
-    with django_assert_max_num_queries(14):
+    # researchers' kept page summaries and works sections are forgotten (one each).
+    with django_assert_max_num_queries(15):
         author_metrics_refresh(author_ids=[a.pk for a in authors])
     assert AuthorMetrics.objects.filter(close_collaborators_count__gte=1).count() == 30
 

@@ -74,19 +74,18 @@ def test_page_takes_the_same_queries_for_20_and_2000_works(client, django_assert
     bulk_works(small, 20, coauthor=AuthorFactory())
     bulk_works(large, 2000, coauthor=AuthorFactory())
 
-    # No list entry or summary kept yet: the page reads the works it lists with their
-    # bylines, draws their entries and the record's summary and keeps them, in a fixed
-    # number of queries.
-    with django_assert_max_num_queries(19):
+    # No list entry, summary or works section kept yet: the page reads the works it
+    # lists with their bylines, draws their entries, the record's summary and the works
+    # section and keeps them, in a fixed number of queries.
+    with django_assert_max_num_queries(24):
         small_first, _ = page_queries(client, small)
-    with django_assert_max_num_queries(19):
+    with django_assert_max_num_queries(24):
         large_first, _ = page_queries(client, large)
     assert small_first == large_first
 
-    # Entries and summary kept: the author (for the visitor's panels) and in full (for
-    # the works' filters), the ids of the page's works with their count, the kept
-    # summary, the kept entries with the author's links to them, the claims and the
-    # follows: 7. No byline, trust history or figure is read.
+    # All kept: the author (for the visitor's panels) and in full, the ids the kept
+    # works section lists and then its HTML, the kept summary, the claims and the
+    # follows: 7. No work, entry, byline, trust history or figure is read.
     with django_assert_max_num_queries(7):
         small_count, _ = page_queries(client, small)
     with django_assert_max_num_queries(7):

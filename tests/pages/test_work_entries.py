@@ -6,7 +6,7 @@ from django.core.management import call_command
 
 from catalogue.models import Work
 from pages import entries
-from pages.models import WorkEntry
+from pages.models import ResearcherWorks, WorkEntry
 from profiles.models import Profile
 from tests.factories import (
     AuthorFactory,
@@ -121,6 +121,8 @@ def test_an_entry_of_another_generation_is_drawn_again(client, drawn):
     AuthorshipFactory(work=work, author=author)
     html(client, author.get_absolute_url())
     WorkEntry.objects.update(generation="older", html="stale entry")
+    # A works section holding the entries is of the entries' generation too.
+    ResearcherWorks.objects.update(generation="older")
     cache.clear()
     body = html(client, author.get_absolute_url())
     assert "stale entry" not in body and work.title in body
