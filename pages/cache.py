@@ -344,6 +344,19 @@ def answer_shows(response: HttpResponse, versions: dict[str, str] | None) -> Htt
     return response
 
 
+# The request's attribute holding the record's versions ``anonymous_page`` read first.
+_READ_FIRST = "_page_versions_read_first"
+
+
+def own_versions(request: HttpRequest, kind: str, pk: int) -> Versions:
+    """The page versions of the record (with ``NAMES``) as ``anonymous_page`` read them
+    before its view, or read now: one round trip to Redis, not two."""
+    read = getattr(request, _READ_FIRST, None)
+    if read is not None and read[0] == (kind, pk):
+        return read[1]
+    return versions_current([(kind, pk)])
+
+
 def anonymous_page(kind: str):
     """Serve a record page (a view taking ``pk``) from the cache to anonymous visitors.
 
@@ -361,6 +374,7 @@ def anonymous_page(kind: str):
             if _fresh(entry):
                 return _answer(entry)
             versions = versions_current([(kind, pk)])  # read before the page is rendered
+            setattr(request, _READ_FIRST, ((kind, pk), versions))
             response = view(request, pk, *args, **kwargs)
             if cacheable_response(request, response):
                 versions |= getattr(response, SHOWN, {})

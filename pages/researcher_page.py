@@ -198,6 +198,42 @@ def author_for_page(pk: int, *, in_full: bool = False) -> Author:
 
 _IN_FULL = ("profile", "metrics", "last_known_institution", "trust")
 
+# What a page shows of the record around its kept summary and works section: its
+# head (the name, the figures its description gives, the place and ids its metadata
+# names), the source's counts, and what the visitor's panels ask (the profile, the
+# name block for "These may be you").
+_AROUND_KEPT = (
+    *("display_name", "orcid", "openalex_id", "merged_into", "is_deleted", "name_block"),
+    *("counts_source", "counts_as_of", "source_counts_by_year", "source_works_count"),
+    *("source_cited_by_count", "source_h_index", "source_i10_index", "source_mean_citedness"),
+    *("source_topics_count", "profile", "metrics__works_count", "metrics__citations"),
+    "last_known_institution__name",
+)
+
+
+def author_shown(pk: int) -> Author:
+    """The author of a researcher page, or Http404, as the page shows it around what
+    is kept of it (``_AROUND_KEPT``): a record read in full costs a page nobody asked
+    for lately more than its kept parts do. ``in_full`` reads the rest to draw them."""
+    related = ("profile", "metrics", "last_known_institution")
+    queryset = Author.objects.select_related(*related).only(*_AROUND_KEPT)
+    return get_object_or_404(queryset.filter(is_deleted=False), pk=pk)
+
+
+def in_full(author: Author) -> Author:
+    """``author`` as ``author_for_page(pk, in_full=True)`` reads it: itself if it was,
+    else read once for the instance (its summary and works section may both be drawn)."""
+    if Author.trust.is_cached(author) and author.get_deferred_fields() <= {"search_vector"}:
+        return author
+    full = getattr(author, _READ_IN_FULL, None)
+    if full is None:
+        full = author_for_page(author.pk, in_full=True)
+        setattr(author, _READ_IN_FULL, full)
+    return full
+
+
+_READ_IN_FULL = "_read_in_full"
+
 
 def authors_in_full(pks: list[int]) -> list[Author]:
     """The researchers of ``pks`` still shown (not deleted, not merged away), each read

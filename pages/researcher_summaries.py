@@ -27,7 +27,7 @@ from django.utils.safestring import SafeString, mark_safe
 from catalogue.models import Author
 from pages import kept
 from pages.models import ResearcherSummary
-from pages.researcher_page import authors_in_full, researcher_facts
+from pages.researcher_page import authors_in_full, in_full, researcher_facts
 
 TEMPLATE = "profiles/_researcher_facts.html"
 FIGURES_TEMPLATE = "profiles/_researcher_figures.html"
@@ -74,11 +74,12 @@ def draw(author: Author) -> Summary:
 
 
 def summary_for(author: Author) -> Summary:
-    """The researcher's summary: kept, or drawn now and kept where the write goes through."""
+    """The researcher's summary: kept, or drawn now (from the record read in full) and
+    kept where the write goes through."""
     row = kept.kept_row(ResearcherSummary, author.pk, generation(), ("html", "figures"))
     if row:
         return Summary(mark_safe(row[0]), mark_safe(row[1]))  # noqa: S308 - drawn as above
-    drawn = draw(author)
+    drawn = draw(in_full(author))
     if drawn.settled:
         kept.keep_if_possible(ResearcherSummary, {author.pk: drawn.fields()}, generation())
     return drawn

@@ -30,7 +30,7 @@ from django.utils.safestring import SafeString, mark_safe
 from catalogue.models import Author, Authorship
 from pages import entries, kept
 from pages.models import ResearcherWorks
-from pages.researcher_page import ResearcherPage, authors_in_full, researcher_page
+from pages.researcher_page import ResearcherPage, authors_in_full, in_full, researcher_page
 
 TEMPLATE = "profiles/_researcher_works.html"
 # Raise when the drawing code changes what a section holds: every kept one is drawn again.
@@ -96,7 +96,7 @@ def section_for(author: Author, listing: Listing = None) -> Section:
         row = kept.kept_row(ResearcherWorks, author.pk, generation(), ("html", "shown"))
         if row is not None and row[1] == kept_ids[0]:
             return Section(mark_safe(row[0]), shown)  # noqa: S308 - drawn as above
-    drawn = draw(author, listing)
+    drawn = draw(in_full(author), listing)
     kept.keep_if_possible(ResearcherWorks, {author.pk: drawn.fields()}, generation())
     return drawn
 

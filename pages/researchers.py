@@ -14,6 +14,8 @@ from pages import cache as pagecache
 from pages import researcher_summaries, researcher_works
 from pages.researcher_page import (
     author_for_page,
+    author_shown,
+    in_full,
     researcher_page,
     researcher_viewer,
     source_counts,
@@ -33,11 +35,12 @@ def _redirect_keeping_query(
 def researcher_detail(request: HttpRequest, pk: int, slug: str = "") -> HttpResponse:
     """The page every visitor shares (from the cache), with the visitor's own panels drawn in."""
     # An anonymous visitor here finds no kept page (pagecache.anonymous_page): the page is
-    # drawn now, so its record is read in full at once, after its page version (the
-    # shared page is kept under it). Anyone else mostly finds the shared page kept.
+    # drawn now, so what it shows of the record around its kept parts is read at once,
+    # after its page version (the shared page is kept under it). Anyone else mostly
+    # finds the shared page kept.
     fresh = pagecache.cacheable_request(request)
-    own_version = pagecache.versions_current([("author", pk)]) if fresh else {}
-    author = author_for_page(pk, in_full=fresh)
+    own_version = pagecache.own_versions(request, "author", pk) if fresh else {}
+    author = author_shown(pk) if fresh else author_for_page(pk)
     if author.merged_into_id:
         # 302: staff can undo a merge, and browsers keep a 301 for good.
         return _redirect_keeping_query(request, author.merged_into, permanent=False)
@@ -50,9 +53,9 @@ def researcher_detail(request: HttpRequest, pk: int, slug: str = "") -> HttpResp
         def listing(ids: list[int]) -> None:  # the listed works' versions, before their rows
             versions.update(pagecache.versions_current(pagecache.entry_records(ids)))
 
-        shown = author if fresh else author_for_page(pk, in_full=True)
+        shown = author if fresh else author_shown(pk)
         if visitor.GET:  # filtered, sorted or paged: the works drawn for this query
-            page = researcher_page(author=shown, query=visitor.GET)
+            page = researcher_page(author=in_full(shown), query=visitor.GET)
             listing(page.shown_ids())  # their entries are read as the template draws them
             context = researcher_works.context(page, visitor)
         else:  # as most visitors see them: kept

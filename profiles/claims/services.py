@@ -398,25 +398,41 @@ _CLAIMS_HOLDING = Claim.objects.annotate(
 
 def claim_panel_state(*, author: Author, user) -> PanelState:
     """The record's holder and the viewer's own claims, in one query."""
-    wanted = Q(author=author, status=Claim.Status.APPROVED) | Q(
-        author=author, status__in=Claim.WAITING_STATUSES, holds=True
+    if user is None or not user.is_authenticated:
+        return PanelState(_record_holder(author), None, None)
+    wanted = (
+        Q(author=author, status=Claim.Status.APPROVED)
+        | Q(author=author, status__in=Claim.WAITING_STATUSES, holds=True)
+        | Q(user=user, author=author)
+        | Q(user=user, status__in=Claim.ACTIVE_STATUSES)
     )
-    signed_in = user is not None and user.is_authenticated
-    if signed_in:
-        wanted |= Q(user=user, author=author) | Q(user=user, status__in=Claim.ACTIVE_STATUSES)
     holder = mine = elsewhere = None
-    found = _CLAIMS_HOLDING.filter(wanted)
-    if signed_in:  # the viewer's claim on another record names it
-        found = found.select_related("author").defer("author__search_vector")
+    # The viewer's claim on another record names it.
+    found = _CLAIMS_HOLDING.filter(wanted).select_related("author").defer("author__search_vector")
     for claim in found.order_by("-created_at"):
         holding = claim.status == Claim.Status.APPROVED or (
             claim.status in Claim.WAITING_STATUSES and claim.holds
         )
         if claim.author_id == author.pk and holding:
             holder = holder or claim
-        if signed_in and claim.user_id == user.pk:
+        if claim.user_id == user.pk:
             if claim.author_id == author.pk:
                 mine = mine or claim
             elif claim.status in Claim.ACTIVE_STATUSES:
                 elsewhere = elsewhere or claim
     return PanelState(holder, mine, elsewhere)
+
+
+def _record_holder(author: Author) -> Claim | None:
+    """The claim by which the record is held, as ``claim_panel_state`` finds it: the
+    latest approved one, or a waiting one whose claimant holds the record's profile.
+
+    A record has one profile at most, read with the record for its page: the waiting
+    claim that holds is its owner's, so no subquery is built (an anonymous page asks).
+    """
+    wanted = Q(author=author, status=Claim.Status.APPROVED)
+    profile = getattr(author, "profile", None)
+    if profile is not None:
+        waiting = Q(author=author, status__in=Claim.WAITING_STATUSES, user_id=profile.user_id)
+        wanted |= waiting
+    return Claim.objects.filter(wanted).order_by("-created_at").first()

@@ -245,3 +245,34 @@ def test_no_page_shows_the_claimants_private_email(author, owner, stranger, clie
                 assert "rival.private@example.net" not in html, (viewer, url)
     client.force_login(owner)
     assert client.get(reverse("profiles:claim_detail", args=[claim.pk])).status_code == 404
+
+
+@pytest.mark.parametrize(
+    "claims_made",
+    [
+        [],
+        [("approved", True)],
+        [("pending", True)],
+        [("pending", False)],
+        [("disputed", True), ("pending", False)],
+        [("approved", True), ("disputed", False)],
+        [("rejected", False)],
+    ],
+)
+def test_an_anonymous_visitor_sees_the_holder_a_signed_in_one_sees(claims_made):
+    """The anonymous panel finds the holder without the subquery: the same claim."""
+    from catalogue.models import Author
+    from profiles.models import Profile
+    from tests.factories import UserFactory
+
+    author = AuthorFactory()
+    for status, holds_profile in claims_made:
+        claimant = UserFactory()
+        Claim.objects.create(user=claimant, author=author, status=status, method="orcid")
+        if holds_profile:
+            Profile.objects.create(user=claimant, author=author)
+    shown = Author.objects.select_related("profile").get(pk=author.pk)
+    anonymous = claims.claim_panel_state(author=shown, user=AnonymousUser()).holder
+    signed_in = claims.claim_panel_state(author=shown, user=UserFactory()).holder
+    assert anonymous == signed_in
+    assert (anonymous is not None) == any(holds for _status, holds in claims_made)
