@@ -73,10 +73,9 @@ def entries_store(works: Sequence[Work]) -> dict[int, str]:
 
 def entries_refresh(work_ids: Iterable[int]) -> int:
     """Draw and keep the entries of the works ``work_ids`` still listed; how many."""
-    ids = sorted(set(work_ids))
     drawn = 0
-    for start in range(0, len(ids), CHUNK):
-        works = works_listed(ids[start : start + CHUNK])
+    for chunk in kept.chunks(work_ids, CHUNK):
+        works = works_listed(chunk)
         drawn += len(entries_store([w for w in works if w.merged_into_id is None]))
     return drawn
 

@@ -1,6 +1,7 @@
 """What pages keep drawn ahead of their visitors, a row a record: the parts every kind shares.
 
-Each kind (``pages.entries``, ``pages.similar``, ``pages.summaries``) draws its HTML
+Each kind (``pages.entries``, ``pages.similar``, ``pages.summaries``,
+``pages.researcher_summaries``, ``pages.researcher_works``) draws its HTML
 from its templates and keeps it in a ``KeptDrawing`` model; ``generation`` names the
 templates' text and the drawing code, so a row of another generation counts as missing.
 """
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from django.db import DatabaseError, connection, transaction
 from django.db.models import Model
@@ -103,9 +104,17 @@ def keep_if_possible(model: type[Model], drawn: dict, generation: str) -> dict:
     return drawn
 
 
+def chunks(record_ids: Iterable[int], size: int) -> Iterator[list[int]]:
+    """``record_ids``, each once and in id order, ``size`` at a time: the records a
+    kind draws and writes at once."""
+    ids = sorted(set(record_ids))
+    for start in range(0, len(ids), size):
+        yield ids[start : start + size]
+
+
 def forget(model: type[Model], record_ids: Iterable[int]) -> list[int]:
     """The drawings of these records are stale: forget them. Returns the ids."""
     ids = sorted({int(pk) for pk in record_ids if pk})
-    for start in range(0, len(ids), FORGET_CHUNK):
-        model.objects.filter(pk__in=ids[start : start + FORGET_CHUNK]).delete()
+    for chunk in chunks(ids, FORGET_CHUNK):
+        model.objects.filter(pk__in=chunk).delete()
     return ids

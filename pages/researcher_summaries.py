@@ -88,10 +88,9 @@ def summary_for(author: Author) -> Summary:
 def summaries_refresh(author_ids: Iterable[int]) -> int:
     """Draw and keep the summaries of the researchers ``author_ids`` still shown whose
     figures and trust score are there to draw; how many."""
-    ids = sorted(set(author_ids))
     drawn = 0
-    for start in range(0, len(ids), CHUNK):
-        summaries = {a.pk: draw(a) for a in authors_in_full(ids[start : start + CHUNK])}
+    for chunk in kept.chunks(author_ids, CHUNK):
+        summaries = {a.pk: draw(a) for a in authors_in_full(chunk)}
         settled = {pk: summary.fields() for pk, summary in summaries.items() if summary.settled}
         kept.keep(ResearcherSummary, settled, generation())
         drawn += len(settled)

@@ -103,10 +103,9 @@ def section_for(author: Author, listing: Listing = None) -> Section:
 
 def sections_refresh(author_ids: Iterable[int]) -> int:
     """Draw and keep the sections of the researchers ``author_ids`` still shown; how many."""
-    ids = sorted(set(author_ids))
     drawn = 0
-    for start in range(0, len(ids), CHUNK):
-        sections = {a.pk: draw(a).fields() for a in authors_in_full(ids[start : start + CHUNK])}
+    for chunk in kept.chunks(author_ids, CHUNK):
+        sections = {a.pk: draw(a).fields() for a in authors_in_full(chunk)}
         kept.keep(ResearcherWorks, sections, generation())
         drawn += len(sections)
     return drawn
@@ -120,7 +119,6 @@ def sections_forget(author_ids: Iterable[int]) -> list[int]:
 def sections_listing_forget(work_ids: Iterable[int]) -> None:
     """Entries of these works changed: forget the sections of every researcher on their
     bylines (any of them may list them), one statement a chunk."""
-    ids = sorted({int(pk) for pk in work_ids if pk})
-    for start in range(0, len(ids), kept.FORGET_CHUNK):
-        named = Authorship.objects.filter(work_id__in=ids[start : start + kept.FORGET_CHUNK])
+    for chunk in kept.chunks((int(pk) for pk in work_ids if pk), kept.FORGET_CHUNK):
+        named = Authorship.objects.filter(work_id__in=chunk)
         ResearcherWorks.objects.filter(author_id__in=named.values("author_id")).delete()

@@ -65,10 +65,9 @@ def lists_store(work_ids: list[int]) -> dict[int, str]:
 
 def lists_refresh(work_ids: Iterable[int]) -> int:
     """Draw and keep the lists of the works ``work_ids`` still shown; how many."""
-    ids = sorted(set(work_ids))
     drawn = 0
-    for start in range(0, len(ids), CHUNK):
-        shown = Work.objects.filter(pk__in=ids[start : start + CHUNK], merged_into__isnull=True)
+    for chunk in kept.chunks(work_ids, CHUNK):
+        shown = Work.objects.filter(pk__in=chunk, merged_into__isnull=True)
         drawn += len(lists_store(list(shown.order_by("pk").values_list("pk", flat=True))))
     return drawn
 

@@ -82,10 +82,9 @@ def summary_for(work: Work) -> Summary:
 
 def summaries_refresh(work_ids: Iterable[int]) -> int:
     """Draw and keep the summaries of the works ``work_ids`` still shown; how many."""
-    ids = sorted(set(work_ids))
     drawn = 0
-    for start in range(0, len(ids), CHUNK):
-        works = selectors.works_for_page(ids[start : start + CHUNK])
+    for chunk in kept.chunks(work_ids, CHUNK):
+        works = selectors.works_for_page(chunk)
         kept.keep(WorkSummary, {work.pk: draw(work).fields() for work in works}, generation())
         drawn += len(works)
     return drawn
