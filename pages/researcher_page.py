@@ -29,12 +29,12 @@ from catalogue.novelty import NoveltyBasis, novelty_basis
 from catalogue.permissions import ADD, admin_allows
 from pages.charts import Chart, citations_chart
 from pages.maybe_you import MaybeYou, these_may_be_you
+from profiles.claims.services import HOLDER_READ, claim_panel_state, holder_read
 from profiles.claims.services import PanelState as ClaimPanel
-from profiles.claims.services import claim_panel_state
 from profiles.collaboration.forms import InvitationForm
 from profiles.collaboration.selectors import PanelState as CollaborationPanel
 from profiles.collaboration.selectors import collaboration_panel_state
-from profiles.following.services import FollowState, follow_state
+from profiles.following.services import FOLLOWERS_READ, FollowState, follow_state, followers_read
 from profiles.models import Profile
 from search.matches import WorksById
 from trust.panels import trust_panel
@@ -217,7 +217,12 @@ def author_shown(pk: int) -> Author:
     for lately more than its kept parts do. ``in_full`` reads the rest to draw them."""
     related = ("profile", "metrics", "last_known_institution")
     queryset = Author.objects.select_related(*related).only(*_AROUND_KEPT)
+    # What an anonymous visitor's panels show, read with the record: no query of their own.
+    queryset = queryset.annotate(**_PANELS_READ)
     return get_object_or_404(queryset.filter(is_deleted=False), pk=pk)
+
+
+_PANELS_READ = {FOLLOWERS_READ: followers_read(), HOLDER_READ: holder_read()}
 
 
 def in_full(author: Author) -> Author:

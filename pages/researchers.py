@@ -13,7 +13,6 @@ from catalogue.models import Author
 from pages import cache as pagecache
 from pages import researcher_summaries, researcher_works
 from pages.researcher_page import (
-    author_for_page,
     author_shown,
     in_full,
     researcher_page,
@@ -34,13 +33,12 @@ def _redirect_keeping_query(
 @pagecache.anonymous_page("author")
 def researcher_detail(request: HttpRequest, pk: int, slug: str = "") -> HttpResponse:
     """The page every visitor shares (from the cache), with the visitor's own panels drawn in."""
-    # An anonymous visitor here finds no kept page (pagecache.anonymous_page): the page is
-    # drawn now, so what it shows of the record around its kept parts is read at once,
-    # after its page version (the shared page is kept under it). Anyone else mostly
-    # finds the shared page kept.
-    fresh = pagecache.cacheable_request(request)
-    own_version = pagecache.own_versions(request, "author", pk) if fresh else {}
-    author = author_shown(pk) if fresh else author_for_page(pk)
+    # What the page shows of the record around its kept parts is read once, after its
+    # page version (the shared page is kept under it): for the visitor's panels, and
+    # for the shared page where it is not kept (always so for an anonymous visitor
+    # here: pagecache.anonymous_page found no kept page).
+    own_version = pagecache.own_versions(request, "author", pk)
+    author = author_shown(pk)
     if author.merged_into_id:
         # 302: staff can undo a merge, and browsers keep a 301 for good.
         return _redirect_keeping_query(request, author.merged_into, permanent=False)
@@ -48,22 +46,21 @@ def researcher_detail(request: HttpRequest, pk: int, slug: str = "") -> HttpResp
         return _redirect_keeping_query(request, author, permanent=True)
 
     def build(visitor: HttpRequest, slots: pagecache.Slots) -> tuple[str, dict]:
-        versions = dict(own_version or pagecache.versions_current([("author", pk)]))
+        versions = dict(own_version)
 
         def listing(ids: list[int]) -> None:  # the listed works' versions, before their rows
             versions.update(pagecache.versions_current(pagecache.entry_records(ids)))
 
-        shown = author if fresh else author_shown(pk)
         if visitor.GET:  # filtered, sorted or paged: the works drawn for this query
-            page = researcher_page(author=in_full(shown), query=visitor.GET)
+            page = researcher_page(author=in_full(author), query=visitor.GET)
             listing(page.shown_ids())  # their entries are read as the template draws them
             context = researcher_works.context(page, visitor)
         else:  # as most visitors see them: kept
-            section = researcher_works.section_for(shown, listing)
-            metrics = getattr(shown, "metrics", None)
-            context = {"author": shown, "metrics": metrics, "works_section": section.html}
-            context |= {"source_counts": source_counts(shown, metrics)}
-        context |= {"summary": researcher_summaries.summary_for(shown)}  # the record, kept
+            section = researcher_works.section_for(author, listing)
+            metrics = getattr(author, "metrics", None)
+            context = {"author": author, "metrics": metrics, "works_section": section.html}
+            context |= {"source_counts": source_counts(author, metrics)}
+        context |= {"summary": researcher_summaries.summary_for(author)}  # the record, kept
         context |= {"slots": slots}
         return render_to_string("profiles/researcher_detail.html", context, visitor), versions
 

@@ -24,8 +24,9 @@ from dataclasses import dataclass
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
-from django.db import IntegrityError, transaction
-from django.db.models import Exists, OuterRef, Q
+from django.db import IntegrityError, connection, transaction
+from django.db.models import IntegerField, Q
+from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from catalogue.audit import audit_record
@@ -387,31 +388,26 @@ class PanelState:
         return self.holder is not None and self.mine is not None and self.holder.pk == self.mine.pk
 
 
-# Claims with whether their claimant holds the record (``holds``): built once (a queryset
-# is cloned, never run, here), its subquery resolved once.
-_CLAIMS_HOLDING = Claim.objects.annotate(
-    holds=Exists(
-        Profile.objects.filter(author_id=OuterRef("author_id"), user_id=OuterRef("user_id"))
-    )
-)
-
-
 def claim_panel_state(*, author: Author, user) -> PanelState:
-    """The record's holder and the viewer's own claims, in one query."""
+    """The record's holder and the viewer's own claims, in one query (and one more for
+    the record the viewer claims where it is another).
+
+    A record has one profile at most, read with the record for its page: a waiting
+    claim holds the record where its claimant is that profile's user, so no
+    subquery asks (a page nobody asked for lately pays for building one).
+    """
     if user is None or not user.is_authenticated:
         return PanelState(_record_holder(author), None, None)
     wanted = (
-        Q(author=author, status=Claim.Status.APPROVED)
-        | Q(author=author, status__in=Claim.WAITING_STATUSES, holds=True)
+        _holding(author)
         | Q(user=user, author=author)
         | Q(user=user, status__in=Claim.ACTIVE_STATUSES)
     )
+    holder_id = getattr(getattr(author, "profile", None), "user_id", None)
     holder = mine = elsewhere = None
-    # The viewer's claim on another record names it.
-    found = _CLAIMS_HOLDING.filter(wanted).select_related("author").defer("author__search_vector")
-    for claim in found.order_by("-created_at"):
+    for claim in Claim.objects.filter(wanted).order_by("-created_at"):
         holding = claim.status == Claim.Status.APPROVED or (
-            claim.status in Claim.WAITING_STATUSES and claim.holds
+            claim.status in Claim.WAITING_STATUSES and claim.user_id == holder_id
         )
         if claim.author_id == author.pk and holding:
             holder = holder or claim
@@ -420,19 +416,53 @@ def claim_panel_state(*, author: Author, user) -> PanelState:
                 mine = mine or claim
             elif claim.status in Claim.ACTIVE_STATUSES:
                 elsewhere = elsewhere or claim
+    if elsewhere is not None:  # the panel names that record: read here, not with every claim
+        elsewhere.author = Author.objects.defer("search_vector").get(pk=elsewhere.author_id)
     return PanelState(holder, mine, elsewhere)
+
+
+def _holding(author: Author) -> Q:
+    """The claims on ``author`` by which it may be held: approved ones, and the waiting
+    ones of the user of its profile (read with the record)."""
+    wanted = Q(author=author, status=Claim.Status.APPROVED)
+    profile = getattr(author, "profile", None)
+    if profile is not None:
+        wanted |= Q(author=author, status__in=Claim.WAITING_STATUSES, user_id=profile.user_id)
+    return wanted
 
 
 def _record_holder(author: Author) -> Claim | None:
     """The claim by which the record is held, as ``claim_panel_state`` finds it: the
     latest approved one, or a waiting one whose claimant holds the record's profile.
 
-    A record has one profile at most, read with the record for its page: the waiting
-    claim that holds is its owner's, so no subquery is built (an anonymous page asks).
-    """
-    wanted = Q(author=author, status=Claim.Status.APPROVED)
-    profile = getattr(author, "profile", None)
-    if profile is not None:
-        waiting = Q(author=author, status__in=Claim.WAITING_STATUSES, user_id=profile.user_id)
-        wanted |= waiting
-    return Claim.objects.filter(wanted).order_by("-created_at").first()
+    Where the record was read with the id of that claim (``holder_read``), no query
+    asks for a record nobody holds."""
+    if hasattr(author, HOLDER_READ):
+        held = getattr(author, HOLDER_READ)
+        return None if held is None else Claim.objects.filter(pk=held).first()
+    return Claim.objects.filter(_holding(author)).order_by("-created_at").first()
+
+
+# The attribute of an author read with the id of the claim holding it (``holder_read``).
+HOLDER_READ = "holder_read"
+
+
+def holder_read() -> RawSQL:
+    """The id of the claim holding each author a query reads (as ``_record_holder``
+    finds it), or NULL, as an annotation named ``HOLDER_READ``. In plain SQL, as a
+    subquery of the ORM costs more to build than to run."""
+    quote = connection.ops.quote_name
+    author = f"{quote(Author._meta.db_table)}.{quote(Author._meta.pk.column)}"
+    claims, profiles = quote(Claim._meta.db_table), quote(Profile._meta.db_table)
+    of_claim = {name: quote(Claim._meta.get_field(name).column) for name in ("author", "user")}
+    of_profile = {name: quote(Profile._meta.get_field(name).column) for name in ("author", "user")}
+    waiting = ", ".join(["%s"] * len(Claim.WAITING_STATUSES))
+    sql = (
+        f"SELECT c.{quote('id')} FROM {claims} c WHERE c.{of_claim['author']} = {author}"  # noqa: S608
+        f" AND (c.{quote('status')} = %s OR (c.{quote('status')} IN ({waiting})"
+        f" AND c.{of_claim['user']} IN (SELECT p.{of_profile['user']} FROM {profiles} p"
+        f" WHERE p.{of_profile['author']} = {author})))"
+        f" ORDER BY c.{quote('created_at')} DESC LIMIT 1"
+    )
+    params = [Claim.Status.APPROVED.value, *(str(s) for s in Claim.WAITING_STATUSES)]
+    return RawSQL(sql, params, output_field=IntegerField())  # noqa: S611 - quoted names

@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from django.contrib.auth.base_user import AbstractBaseUser
-from django.db import transaction
-from django.db.models import Count, F, Q, QuerySet
+from django.db import connection, transaction
+from django.db.models import Count, F, IntegerField, Q, QuerySet
+from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from catalogue import metrics
@@ -121,8 +122,25 @@ class FollowState:
     citation_alerts: bool = False
 
 
+# The attribute of an author read with its follower count (``followers_read``).
+FOLLOWERS_READ = "followers_read"
+
+
+def followers_read() -> RawSQL:
+    """The follower count of each author a query reads, as an annotation named
+    ``FOLLOWERS_READ``: a page reads it with the record instead of in a query of its own.
+    In plain SQL, as a subquery of the ORM costs more to build than to run."""
+    quote = connection.ops.quote_name
+    author = f"{quote(Author._meta.db_table)}.{quote(Author._meta.pk.column)}"
+    table = quote(Follow._meta.db_table)
+    column = quote(Follow._meta.get_field("author").column)
+    sql = f"SELECT COUNT(*) FROM {table} f WHERE f.{column} = {author}"  # noqa: S608 - names
+    return RawSQL(sql, [], output_field=IntegerField())  # noqa: S611 - no values
+
+
 def follow_state(*, author: Author, user) -> FollowState:
-    """The follower count and the viewer's own follow, in one query."""
+    """The follower count and the viewer's own follow, in one query (none for an
+    anonymous visitor where the count was read with the record: ``followers_read``)."""
     signed_in = _signed_in(user)
     follows = Follow.objects.filter(author_id=author.pk)
     if signed_in:
@@ -132,7 +150,8 @@ def follow_state(*, author: Author, user) -> FollowState:
             count=Count("pk"), mine=Count("pk", filter=mine), alerts=Count("pk", filter=alerts)
         )
     else:  # an anonymous visitor follows nothing: the count alone
-        row = {"count": follows.count(), "mine": 0, "alerts": 0}
+        count = getattr(author, FOLLOWERS_READ, None)
+        row = {"count": follows.count() if count is None else count, "mine": 0, "alerts": 0}
     profile = getattr(author, "profile", None) if signed_in else None
     is_owner = profile is not None and profile.user_id == user.pk
     return FollowState(

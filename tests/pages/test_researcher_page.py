@@ -77,22 +77,41 @@ def test_page_takes_the_same_queries_for_20_and_2000_works(client, django_assert
     # No list entry, summary or works section kept yet: the page reads the record in
     # full, the works it lists with their bylines, draws their entries, the record's
     # summary and the works section and keeps them, in a fixed number of queries.
-    with django_assert_max_num_queries(25):
+    with django_assert_max_num_queries(22):
         small_first, _ = page_queries(client, small)
-    with django_assert_max_num_queries(25):
+    with django_assert_max_num_queries(22):
         large_first, _ = page_queries(client, large)
     assert small_first == large_first
 
-    # All kept: the author (for the visitor's panels) and in full, the ids the kept
-    # works section lists and then its HTML, the kept summary, the claims and the
-    # follows: 7. No work, entry, byline, trust history or figure is read.
-    with django_assert_max_num_queries(7):
+    # All kept: the author with what the visitor's panels show (its follower count and
+    # holding claim), the ids the kept works section lists and then its HTML, and the
+    # kept summary: 4. No work, entry, byline, claim, follow, trust history or figure.
+    with django_assert_max_num_queries(4):
         small_count, _ = page_queries(client, small)
-    with django_assert_max_num_queries(7):
+    with django_assert_max_num_queries(4):
         large_count, response = page_queries(client, large)
 
     assert small_count == large_count
     assert "2,000 published items" in response.content.decode()
+
+
+def test_a_signed_in_visitor_finds_the_record_read_once_where_the_page_is_not_kept(client):
+    """The record is read once, after its page version, for the visitor's panels and the
+    shared page alike, when the shared page has to be drawn (caches emptied)."""
+    from django.core.cache import cache
+
+    author = AuthorFactory()
+    bulk_works(author, 30, coauthor=AuthorFactory())
+    page_queries(client, author)  # the summary and works section kept
+    cache.clear()
+    client.force_login(UserFactory())
+    table = f'FROM "{Author._meta.db_table}"'
+    with CaptureQueriesContext(connection) as captured:
+        response = client.get(author.get_absolute_url())
+    assert response.status_code == 200
+    reads = [q["sql"] for q in captured.captured_queries if table in q["sql"]]
+    assert len(reads) == 1, reads
+    assert "30 published items" in response.content.decode()
 
 
 def test_filtered_and_sorted_page_stays_within_the_query_budget(client):

@@ -475,3 +475,24 @@ def test_the_notifications_page_takes_a_fixed_number_of_queries(
     with django_assert_max_num_queries(7):
         response = client.get(reverse("profiles:notifications"))
     assert "Paper 0" in response.content.decode() or "Paper 2" in response.content.decode()
+
+
+def test_an_anonymous_page_counts_followers_with_the_record_in_no_query_of_its_own(author):
+    """The count an anonymous visitor sees is read with the record: right after follows
+    come and go (a follower's account deleted too, which no metrics row hears of)."""
+    from django.contrib.auth.models import AnonymousUser
+
+    from pages.researcher_page import author_shown
+    from tests.factories import UserFactory
+
+    people = [UserFactory() for _ in range(3)]
+    for user in people:
+        following.follow_create(user=user, author=author)
+    people[0].delete()
+    shown = author_shown(author.pk)
+    with CaptureQueriesContext(connection) as queries:
+        state = following.follow_state(author=shown, user=AnonymousUser())
+    assert state.count == 2 == Follow.objects.filter(author=author).count()
+    assert not queries.captured_queries
+    html = Client().get(author.get_absolute_url()).content.decode()
+    assert "2 followers" in html
