@@ -285,10 +285,12 @@ def _answer(entry: dict) -> HttpResponse:
 
 
 def _fresh(entry: dict | None) -> bool:
-    if not entry:
-        return False
-    versions = entry["versions"]
-    return cache.get_many(list(versions)) == versions
+    return bool(entry) and versions_unchanged(entry["versions"])
+
+
+def versions_unchanged(versions: dict[str, str]) -> bool:
+    """Whether each of these page versions is still current: none renewed since read."""
+    return cache.get_many(list(versions)) == dict(versions)
 
 
 def work_authors(pk: int) -> list[Record]:
@@ -438,12 +440,13 @@ def _as_anyone(request: HttpRequest) -> HttpRequest:
     visitor = copy.copy(request)
     visitor.user = AnonymousUser()
     visitor.META = {k: v for k, v in request.META.items() if not k.startswith("CSRF_COOKIE")}
-    visitor.session = _empty_session()
+    visitor.session = empty_session()
     visitor._messages = []
     return visitor
 
 
-def _empty_session():
+def empty_session():
+    """A new, empty session of the site's session engine (a visitor without a cookie's)."""
     return import_module(settings.SESSION_ENGINE).SessionStore()
 
 
@@ -453,6 +456,10 @@ def _nothing_personal(visitor: HttpRequest) -> bool:
 
 
 SharedBuild = Callable[[HttpRequest, Slots], tuple[str, dict[str, str]]]
+
+
+# A request's attribute: drawn ahead of the page's visitors by a task, not by a visit.
+DRAWN_AHEAD = "_page_drawn_ahead"
 
 
 class SharedPage(NamedTuple):
@@ -468,9 +475,11 @@ def shared_page(kind: str, pk: int, request: HttpRequest, build: SharedBuild) ->
     body with the page versions of every record it shows, each read before the
     rows it shows (``versions_current`` adds ``NAMES``). Kept under those versions,
     for the page's address, query (``page_query``) and day; a body that used a
-    session or a CSRF token, or a query the page does not read, is not kept.
+    session or a CSRF token, or a query the page does not read, is not kept; nor is a
+    page drawn ahead of its visitors (``DRAWN_AHEAD``), which keeps it elsewhere.
     """
-    key = page_key(kind, pk, request) if settings.PAGE_CACHE else None
+    ahead = getattr(request, DRAWN_AHEAD, False)
+    key = page_key(kind, pk, request) if settings.PAGE_CACHE and not ahead else None
     if key is not None:
         key = f"shared:{key}"
         entry = cache.get(key)

@@ -106,3 +106,26 @@ class ResearcherWorks(models.Model):
 
     def __str__(self) -> str:
         return f"works section of researcher {self.author_id}"
+
+
+class ResearcherPage(models.Model):
+    """A researcher page whole, as an anonymous visitor without a query string sees it:
+    the kept summary and works section in the page around them, with the panels such a
+    visitor sees (the follower count, the holder's claim) and the sign-in links.
+
+    Drawn with the summary and the works section (``pages.researcher_pages``), so a
+    visitor arriving from a link or a search engine at a page nobody asked for lately
+    is answered with two reads. ``shown`` holds the ids of the works listed, as the
+    works section's; ``generation`` names the templates, static files and parts.
+    """
+
+    author = models.OneToOneField(
+        "publications.Author", on_delete=models.CASCADE, primary_key=True, related_name="+"
+    )
+    html = models.TextField()
+    shown = models.TextField(blank=True)  # the ids of the works listed, space-separated
+    generation = models.CharField(max_length=16)
+    rendered_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"page of researcher {self.author_id}"

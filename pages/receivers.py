@@ -7,7 +7,8 @@ trust scores, "More like this" lists), bump the versions of the pages that show 
 (``pages.entries``), with the work page's summary (``pages.summaries``) and the "More
 like this" lists showing the work (``pages.similar``), after the change commits; the
 researcher pages' kept summaries and works sections (``pages.researcher_summaries``,
-``pages.researcher_works``) are forgotten with them.
+``pages.researcher_works``) are forgotten with them, and so are the researcher pages
+kept whole (``pages.researcher_pages``).
 """
 
 from __future__ import annotations
@@ -30,7 +31,14 @@ from catalogue.models import (
 from catalogue.signals import authors_changed, metrics_refreshed
 from ingestion.references import reference_previews_stored
 from pages import cache as pagecache
-from pages import entries, researcher_summaries, researcher_works, similar, summaries
+from pages import (
+    entries,
+    researcher_pages,
+    researcher_summaries,
+    researcher_works,
+    similar,
+    summaries,
+)
 from pages.tasks import (
     draw_entries,
     draw_researcher_summaries,
@@ -59,6 +67,7 @@ def _entries_stale(work_ids, *, summaries_drawn=None) -> None:
     ids = entries.entries_forget(work_ids)
     pagecache.works_bump(ids)
     researcher_works.sections_listing_forget(ids)  # their visitors draw them
+    researcher_pages.pages_listing_forget(ids)
     _later(draw_entries, ids)
     forgotten = summaries.summaries_forget(ids)
     if summaries_drawn is not None:
@@ -78,6 +87,7 @@ def _authors_stale(author_ids, *, draw: bool = True) -> None:
     pagecache.authors_bump(ids)
     forgotten = researcher_summaries.summaries_forget(ids)
     sections = researcher_works.sections_forget(ids)
+    researcher_pages.pages_forget(ids)  # drawn again with the sections
     if draw:
         _later(draw_researcher_summaries, forgotten)
         _later(draw_researcher_works, sections)
@@ -177,7 +187,9 @@ def forget_entry_of_byline(sender, instance, **kwargs) -> None:
     a researcher taken off lists it no more."""
     if not kwargs.get("raw"):
         _entries_stale([instance.work_id])
-        researcher_works.sections_forget([getattr(instance, "author_id", None)])
+        taken_off = [getattr(instance, "author_id", None)]
+        researcher_works.sections_forget(taken_off)
+        researcher_pages.pages_forget(taken_off)
 
 
 @receiver(pre_delete, sender=Venue, dispatch_uid="pages.entries_before_venue_delete")

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import fields
+from urllib.parse import urlsplit
 
+from django.contrib.auth.models import AnonymousUser
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 
 from catalogue.identifiers import normalize_openalex_id, normalize_orcid, openalex_is_local
 from catalogue.models import Author
+from config.sites import site_url
 from pages import cache as pagecache
-from pages import researcher_summaries, researcher_works
+from pages import researcher_pages, researcher_summaries, researcher_works
+from pages.models import ResearcherPage
 from pages.researcher_page import (
     author_shown,
     in_full,
@@ -33,23 +38,29 @@ def _redirect_keeping_query(
 @pagecache.anonymous_page("author")
 def researcher_detail(request: HttpRequest, pk: int, slug: str = "") -> HttpResponse:
     """The page every visitor shares (from the cache), with the visitor's own panels drawn in."""
-    # What the page shows of the record around its kept parts is read once, after its
-    # page version (the shared page is kept under it): for the visitor's panels, and
-    # for the shared page where it is not kept (always so for an anonymous visitor
-    # here: pagecache.anonymous_page found no kept page).
+    # Versions first: whatever the page shows is kept under them, so it is read after.
     own_version = pagecache.own_versions(request, "author", pk)
+    plain = researcher_pages.plain_visit(request)
+    if plain:  # as most visitors arrive: the page kept whole, if it is
+        versions = dict(own_version)
+        html = researcher_pages.kept_page(pk, slug, lambda ids: versions.update(_listed(ids)))
+        if html is not None:
+            return pagecache.answer_shows(HttpResponse(html), versions)
+    # What the page shows of the record around its kept parts, read once: for the
+    # visitor's panels, and for the shared page where it is not kept.
     author = author_shown(pk)
     if author.merged_into_id:
         # 302: staff can undo a merge, and browsers keep a 301 for good.
         return _redirect_keeping_query(request, author.merged_into, permanent=False)
     if slug != author.slug:
         return _redirect_keeping_query(request, author, permanent=True)
+    drawn = {}  # what this visit drew the shared page from, where it did
 
     def build(visitor: HttpRequest, slots: pagecache.Slots) -> tuple[str, dict]:
         versions = dict(own_version)
 
         def listing(ids: list[int]) -> None:  # the listed works' versions, before their rows
-            versions.update(pagecache.versions_current(pagecache.entry_records(ids)))
+            versions.update(_listed(ids))
 
         if visitor.GET:  # filtered, sorted or paged: the works drawn for this query
             page = researcher_page(author=in_full(author), query=visitor.GET)
@@ -60,8 +71,10 @@ def researcher_detail(request: HttpRequest, pk: int, slug: str = "") -> HttpResp
             metrics = getattr(author, "metrics", None)
             context = {"author": author, "metrics": metrics, "works_section": section.html}
             context |= {"source_counts": source_counts(author, metrics)}
-        context |= {"summary": researcher_summaries.summary_for(author)}  # the record, kept
-        context |= {"slots": slots}
+            drawn["shown"] = section.shown
+        summary = researcher_summaries.summary_for(author)  # the record, kept
+        drawn["settled"] = summary.settled
+        context |= {"summary": summary, "slots": slots}
         return render_to_string("profiles/researcher_detail.html", context, visitor), versions
 
     shared = pagecache.shared_page("author", author.pk, request, build)
@@ -73,7 +86,47 @@ def researcher_detail(request: HttpRequest, pk: int, slug: str = "") -> HttpResp
         shared.nonce,
         actions=("profiles/_researcher_actions.html", {"author": author, **actions}),
     )
+    if plain and drawn.get("settled") and pagecache.cacheable_response(request, response):
+        researcher_pages.keep_if_possible(pk, response, drawn["shown"], shared.versions)
     return pagecache.answer_shows(response, shared.versions)
+
+
+def _listed(work_ids: list[int]) -> pagecache.Versions:
+    """The page versions of the works a page lists (read before what it shows of them)."""
+    return pagecache.versions_current(pagecache.entry_records(work_ids))
+
+
+def pages_refresh(author_ids: Iterable[int]) -> int:
+    """Draw and keep the pages of these researchers (still shown) as a visitor without
+    cookie or query string sees them (``pages.researcher_pages``); how many were kept."""
+    view = researcher_detail.__wrapped__  # drawn, not served from the cache
+    shown = Author.objects.visible().filter(pk__in=list(author_ids)).order_by("pk")
+    records = list(shown.values_list("pk", "display_name"))
+    for pk, name in records:
+        author = Author(pk=pk, display_name=name)
+        view(_anyone_at(author.get_absolute_url()), pk, author.slug)
+    kept = ResearcherPage.objects.filter(generation=researcher_pages.generation())
+    return kept.filter(pk__in=[pk for pk, _name in records]).count()
+
+
+def _anyone_at(path: str) -> HttpRequest:
+    """A request for ``path`` as a visitor without cookie, session or query string makes
+    it, at the site's address."""
+    address = urlsplit(site_url())
+    request = HttpRequest()
+    request.method = "GET"
+    request.path = request.path_info = path
+    secure = address.scheme == "https"
+    request.META = {
+        "SERVER_NAME": address.hostname or "localhost",
+        "SERVER_PORT": str(address.port or (443 if secure else 80)),
+        "HTTP_HOST": address.netloc or "localhost",
+        "wsgi.url_scheme": address.scheme or "http",
+    }
+    request.user = AnonymousUser()
+    request.session = pagecache.empty_session()
+    setattr(request, pagecache.DRAWN_AHEAD, True)
+    return request
 
 
 def _not_found(request: HttpRequest, **context) -> HttpResponse:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from pages import entries, researcher_summaries, researcher_works, similar, summaries
+from pages import entries, researcher_summaries, researcher_works, researchers, similar, summaries
 
 
 @shared_task(name="pages.tasks.draw_entries")
@@ -36,5 +36,8 @@ def draw_researcher_summaries(author_ids: list[int]) -> int:
 @shared_task(name="pages.tasks.draw_researcher_works")
 def draw_researcher_works(author_ids: list[int]) -> int:
     """Draw and keep the works sections of these researchers' pages as a visitor without
-    a query string sees them (``pages.researcher_works``)."""
-    return researcher_works.sections_refresh(author_ids)
+    a query string sees them (``pages.researcher_works``), then their pages whole as
+    such a visitor without a cookie sees them (``pages.researcher_pages``)."""
+    drawn = researcher_works.sections_refresh(author_ids)
+    researchers.pages_refresh(author_ids)
+    return drawn

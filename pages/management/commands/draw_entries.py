@@ -1,8 +1,9 @@
 """Draw and keep what work lists and work pages show of each work: its list entry
 (``pages.entries``), its "More like this" list (``pages.similar``) and its page's
 summary (``pages.summaries``); and of each researcher, its page's summary
-(``pages.researcher_summaries``) and its works section as a visitor without a query
-string sees it (``pages.researcher_works``).
+(``pages.researcher_summaries``), its works section as a visitor without a query
+string sees it (``pages.researcher_works``) and its page whole as such a visitor
+without a cookie sees it (``pages.researcher_pages``).
 
 After a bulk load, or a change to a template: pages then read what is kept
 instead of drawing it for their first visitors.
@@ -21,8 +22,17 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db.models import F, Model
 
 from catalogue.models import Author, Work
-from pages import entries, researcher_summaries, researcher_works, similar, summaries
+from pages import (
+    entries,
+    researcher_pages,
+    researcher_summaries,
+    researcher_works,
+    researchers,
+    similar,
+    summaries,
+)
 from pages.models import (
+    ResearcherPage,
     ResearcherSummary,
     ResearcherWorks,
     SimilarList,
@@ -63,6 +73,12 @@ class Command(BaseCommand):
                 researcher_works.generation(),
                 researcher_works.sections_refresh,
             ),
+            (  # drawn from the two above: after them
+                "researcher pages",
+                ResearcherPage,
+                researcher_pages.generation(),
+                researchers.pages_refresh,
+            ),
         )
         for label, kept, generation, refresh in kinds:
             drawn = self._draw(kept, generation, refresh, options, label)
@@ -76,7 +92,7 @@ class Command(BaseCommand):
         options: dict,
         label: str,
     ) -> int:
-        by_researcher = kept in (ResearcherSummary, ResearcherWorks)
+        by_researcher = kept in (ResearcherSummary, ResearcherWorks, ResearcherPage)
         records = (Author if by_researcher else Work).objects.visible().order_by("pk")
         if not options["all"]:
             current = kept.objects.filter(generation=generation)

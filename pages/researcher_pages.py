@@ -1,0 +1,149 @@
+"""A researcher page whole, as a visitor without cookie or query string sees it, kept.
+
+Most visitors of a researcher page arrive from a link or a search engine: no
+cookie, no query string, at a page nobody asked for lately. Such a visitor sees the
+same page as every other one: the kept summary and works section
+(``pages.researcher_summaries``, ``pages.researcher_works``) in the page around
+them, with the panels an anonymous visitor sees (the follower count, the claim
+holding the record) and the sign-in links. So that page is kept whole, as a
+``ResearcherPage`` row holding its HTML and the ids of the works it lists, and such a
+visit is answered with two small reads: the ids with the record's state (merged,
+deleted, its address), then the HTML where the ids are unchanged, the listed works'
+page versions read in between (as ``researcher_works.section_for`` does).
+
+Drawn by the view itself (``pages.researchers.pages_refresh``) wherever a task draws
+the works section again, and by a visitor who finds none kept. Forgotten wherever
+the summary or the works section is (``pages.receivers``): both at once and again once
+the change commits, after its page versions are renewed. A visitor keeps the page it
+drew only where no current drawing is kept, then reads the page versions it drew it
+under again: a change committed meanwhile has renewed one of them, and the visitor
+forgets what it kept (see ``keep_if_possible``).
+
+``generation`` names every template the site can draw and the static files' names
+(the page links them), the summary's and the works section's generations, and the
+site's name and address.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterable
+from functools import cache
+from pathlib import Path
+
+from django.contrib.staticfiles.storage import staticfiles_storage
+from django.db import connection, transaction
+from django.http import HttpRequest, HttpResponse
+from django.template import engines
+from django.template.utils import get_app_template_dirs
+
+from catalogue.models import Author, Authorship
+from pages import cache as pagecache
+from pages import kept, researcher_summaries, researcher_works
+from pages.models import ResearcherPage
+
+# Raise when the drawing code changes what a page holds: every kept one is drawn again.
+FORMAT = "1"
+
+# Told the ids of the works a page lists, before its HTML is read.
+Listing = Callable[[list[int]], None]
+
+
+@cache
+def _site_files() -> str:
+    """A token of the text of every template the site's engines can load and of the
+    static files' stored names: a deployment that changes either draws pages again."""
+    digest = hashlib.sha1(usedforsecurity=False)
+    folders = [Path(d) for engine in engines.all() for d in getattr(engine, "dirs", [])]
+    folders += [Path(d) for d in get_app_template_dirs("templates")]
+    for folder in folders:
+        for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+            digest.update(str(path.relative_to(folder)).encode())
+            digest.update(path.read_bytes())
+    names = getattr(staticfiles_storage, "hashed_files", {}) or {}
+    digest.update(repr(sorted(names.items())).encode())
+    return digest.hexdigest()[:16]
+
+
+def generation() -> str:
+    """A token of the site's templates and static files, ``FORMAT``, the summary's and
+    works section's generations and the site's name and address."""
+    parts = f"{_site_files()}|{FORMAT}"
+    parts += f"|{researcher_summaries.generation()}|{researcher_works.generation()}"
+    return kept.for_site(parts)
+
+
+def plain_visit(request: HttpRequest) -> bool:
+    """A visit that sees the kept page: a cacheable anonymous GET with no query string."""
+    return pagecache.cacheable_request(request) and not request.GET
+
+
+def kept_page(pk: int, slug: str, listing: Listing) -> str | None:
+    """The researcher's kept page, or None where there is none of this generation or
+    where the visit is not the page's own (a record merged away or deleted, another
+    address: the view answers those).
+
+    The ids the page lists are read first, with the record's state, then its HTML
+    where they are still the same; ``listing(ids)`` is told them in between.
+    """
+    quote = connection.ops.quote_name
+    pages, authors = quote(ResearcherPage._meta.db_table), quote(Author._meta.db_table)
+    sql = (
+        f"SELECT p.shown, a.merged_into_id, a.is_deleted, a.display_name FROM {pages} p"  # noqa: S608
+        f" JOIN {authors} a ON a.id = p.author_id WHERE p.author_id = %s AND p.generation = %s"
+    )
+    current = generation()
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [pk, current])
+        found = cursor.fetchone()
+    if found is None:
+        return None
+    shown, merged_into, deleted, name = found
+    if merged_into is not None or deleted or slug != Author(display_name=name).slug:
+        return None
+    listing([int(work) for work in shown.split()])
+    row = kept.kept_row(ResearcherPage, pk, current, ("html", "shown"))
+    if row is None or row[1] != shown:
+        return None
+    return row[0]
+
+
+def keep_if_possible(pk: int, response: HttpResponse, shown: list[int], versions: dict) -> bool:
+    """Keep the page a visit drew (``response``), where no current drawing is kept yet and
+    none of the page versions it was drawn under has changed since; whether it is kept.
+
+    The visit read its page versions before the rows it drew from. A change that
+    committed meanwhile forgets the kept page and renews the versions of what it changed
+    once committed, then forgets the page again: a page kept before that second forgetting
+    goes with it, and one kept after it finds a version renewed and forgets itself.
+    """
+    drawn = {pk: {"html": response.content.decode(), "shown": " ".join(map(str, shown))}}
+    kept.keep_if_possible(ResearcherPage, drawn, generation())
+    if pagecache.versions_unchanged(versions):
+        return True
+    kept.forget(ResearcherPage, [pk])
+    return False
+
+
+def pages_forget(author_ids: Iterable[int]) -> list[int]:
+    """The pages of these researchers are stale: forget them now and again once the
+    change commits (after its page versions are renewed). Returns the ids."""
+    ids = kept.forget(ResearcherPage, author_ids)
+    if ids and connection.in_atomic_block:
+        transaction.on_commit(lambda: kept.forget(ResearcherPage, ids))
+    return ids
+
+
+def pages_listing_forget(work_ids: Iterable[int]) -> None:
+    """Entries of these works changed: forget the pages of every researcher on their
+    bylines (any of them may list them), now and again once the change commits."""
+
+    def forget() -> None:
+        for chunk in kept.chunks((int(pk) for pk in work_ids if pk), kept.FORGET_CHUNK):
+            named = Authorship.objects.filter(work_id__in=chunk)
+            ResearcherPage.objects.filter(author_id__in=named.values("author_id")).delete()
+
+    work_ids = list(work_ids)
+    forget()
+    if work_ids and connection.in_atomic_block:
+        transaction.on_commit(forget)
