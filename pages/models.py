@@ -86,7 +86,23 @@ class ResearcherSummary(models.Model):
         return f"summary of researcher {self.author_id}"
 
 
-class ResearcherWorks(models.Model):
+class ListingDrawing(models.Model):
+    """A researcher's drawing that lists works: its HTML, the ids of the works it lists
+    (the page is kept under their versions) and the generation that drew it."""
+
+    author = models.OneToOneField(
+        "publications.Author", on_delete=models.CASCADE, primary_key=True, related_name="+"
+    )
+    html = models.TextField()
+    shown = models.TextField(blank=True)  # the ids of the works listed, space-separated
+    generation = models.CharField(max_length=16)
+    rendered_at = models.DateTimeField()
+
+    class Meta:
+        abstract = True
+
+
+class ResearcherWorks(ListingDrawing):
     """The works section of a researcher page as a visitor without a query string sees
     it (``profiles/_researcher_works.html``): the first page of works in the default
     order, the pins first, with the filter form, sort and export links and pages.
@@ -96,19 +112,11 @@ class ResearcherWorks(models.Model):
     is kept under; ``generation`` names the template and the entries' drawing.
     """
 
-    author = models.OneToOneField(
-        "publications.Author", on_delete=models.CASCADE, primary_key=True, related_name="+"
-    )
-    html = models.TextField()
-    shown = models.TextField(blank=True)  # the ids of the works listed, space-separated
-    generation = models.CharField(max_length=16)
-    rendered_at = models.DateTimeField()
-
     def __str__(self) -> str:
         return f"works section of researcher {self.author_id}"
 
 
-class ResearcherPage(models.Model):
+class ResearcherPage(ListingDrawing):
     """A researcher page whole, as an anonymous visitor without a query string sees it:
     the kept summary and works section in the page around them, with the panels such a
     visitor sees (the follower count, the holder's claim) and the sign-in links.
@@ -118,14 +126,6 @@ class ResearcherPage(models.Model):
     is answered with two reads. ``shown`` holds the ids of the works listed, as the
     works section's; ``generation`` names the templates, static files and parts.
     """
-
-    author = models.OneToOneField(
-        "publications.Author", on_delete=models.CASCADE, primary_key=True, related_name="+"
-    )
-    html = models.TextField()
-    shown = models.TextField(blank=True)  # the ids of the works listed, space-separated
-    generation = models.CharField(max_length=16)
-    rendered_at = models.DateTimeField()
 
     def __str__(self) -> str:
         return f"page of researcher {self.author_id}"
