@@ -173,6 +173,10 @@ def cacheable_request(request: HttpRequest) -> bool:
     )
 
 
+# A request's attribute: drawn ahead of the page's visitors by a task, not by a visit.
+DRAWN_AHEAD = "_page_drawn_ahead"
+
+
 def cacheable_response(request: HttpRequest, response: HttpResponse) -> bool:
     """A plain 200 page that holds nothing particular to this visitor."""
     session = getattr(request, "session", None)
@@ -456,10 +460,6 @@ def _nothing_personal(visitor: HttpRequest) -> bool:
 
 
 SharedBuild = Callable[[HttpRequest, Slots], tuple[str, dict[str, str]]]
-
-
-# A request's attribute: drawn ahead of the page's visitors by a task, not by a visit.
-DRAWN_AHEAD = "_page_drawn_ahead"
 
 
 class SharedPage(NamedTuple):

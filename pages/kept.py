@@ -1,7 +1,8 @@
 """What pages keep drawn ahead of their visitors, a row a record: the parts every kind shares.
 
 Each kind (``pages.entries``, ``pages.similar``, ``pages.summaries``,
-``pages.researcher_summaries``, ``pages.researcher_works``) draws its HTML
+``pages.researcher_summaries``, ``pages.researcher_works``, and the pages kept whole,
+``pages.researcher_pages`` and ``pages.work_pages``) draws its HTML
 from its templates and keeps it in a ``KeptDrawing`` model; ``generation`` names the
 templates' text and the drawing code, so a row of another generation counts as missing.
 """
@@ -11,10 +12,15 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections.abc import Iterable, Iterator
+from functools import cache
+from pathlib import Path
 
+from django.contrib.staticfiles.storage import staticfiles_storage
 from django.db import DatabaseError, connection, transaction
 from django.db.models import Model
+from django.template import engines
 from django.template.loader import get_template
+from django.template.utils import get_app_template_dirs
 from django.utils import timezone
 
 logger = logging.getLogger("pages")
@@ -29,6 +35,23 @@ def generation_of(template_name: str, drawing_format: str) -> str:
     source = getattr(getattr(template, "template", None), "source", "")
     token = f"{drawing_format}|{source}".encode()
     return hashlib.sha1(token, usedforsecurity=False).hexdigest()[:16]
+
+
+@cache
+def site_files() -> str:
+    """A token of the text of every template the site's engines can load and of the
+    static files' stored names: for a page kept whole, which a deployment changing
+    either must draw again."""
+    digest = hashlib.sha1(usedforsecurity=False)
+    folders = [Path(d) for engine in engines.all() for d in getattr(engine, "dirs", [])]
+    folders += [Path(d) for d in get_app_template_dirs("templates")]
+    for folder in folders:
+        for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+            digest.update(str(path.relative_to(folder)).encode())
+            digest.update(path.read_bytes())
+    names = getattr(staticfiles_storage, "hashed_files", {}) or {}
+    digest.update(repr(sorted(names.items())).encode())
+    return digest.hexdigest()[:16]
 
 
 def for_site(token: str) -> str:
@@ -118,3 +141,13 @@ def forget(model: type[Model], record_ids: Iterable[int]) -> list[int]:
     for chunk in chunks(ids, FORGET_CHUNK):
         model.objects.filter(pk__in=chunk).delete()
     return ids
+
+
+def forget_twice(forget_them) -> None:
+    """Run ``forget_them()`` now and, inside a transaction, again once it commits: the
+    forgetting of a page kept whole, whose visitor keeps what it drew where none is kept
+    (see ``pages.researcher_pages``). The change's page versions are renewed when it
+    commits, before this (``pages.receivers`` renews them first)."""
+    forget_them()
+    if connection.in_atomic_block:
+        transaction.on_commit(forget_them)

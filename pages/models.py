@@ -129,3 +129,24 @@ class ResearcherPage(ListingDrawing):
 
     def __str__(self) -> str:
         return f"page of researcher {self.author_id}"
+
+
+class WorkPage(models.Model):
+    """A work page whole, as an anonymous visitor without a query string sees it: the
+    kept summary, "More like this" list and citing works' entries in the page around
+    them, with the first page of references and of citing works.
+
+    Drawn with the work's summary (``pages.work_pages``). ``records`` names what the
+    page shows (``work:12 author:7 ...``), whose page versions it is kept under.
+    """
+
+    work = models.OneToOneField(
+        "publications.Work", on_delete=models.CASCADE, primary_key=True, related_name="+"
+    )
+    html = models.TextField()
+    records = models.TextField(blank=True)
+    generation = models.CharField(max_length=16)
+    rendered_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"page of work {self.work_id}"

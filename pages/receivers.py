@@ -7,8 +7,8 @@ trust scores, "More like this" lists), bump the versions of the pages that show 
 (``pages.entries``), with the work page's summary (``pages.summaries``) and the "More
 like this" lists showing the work (``pages.similar``), after the change commits; the
 researcher pages' kept summaries and works sections (``pages.researcher_summaries``,
-``pages.researcher_works``) are forgotten with them, and so are the researcher pages
-kept whole (``pages.researcher_pages``).
+``pages.researcher_works``) are forgotten with them, and so are the pages kept whole
+(``pages.researcher_pages``, ``pages.work_pages``).
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ from pages import (
     researcher_works,
     similar,
     summaries,
+    work_pages,
 )
 from pages.tasks import (
     draw_entries,
@@ -45,6 +46,7 @@ from pages.tasks import (
     draw_researcher_works,
     draw_similar_lists,
     draw_summaries,
+    draw_work_pages,
 )
 from profiles.models import Claim, Follow, Profile
 from similarity.signals import similarities_stored
@@ -66,6 +68,7 @@ def _entries_stale(work_ids, *, summaries_drawn=None) -> None:
     the others' are drawn by their next visitor."""
     ids = entries.entries_forget(work_ids)
     pagecache.works_bump(ids)
+    work_pages.pages_linked_forget(ids)  # their pages, and those listing them
     researcher_works.sections_listing_forget(ids)  # their visitors draw them
     researcher_pages.pages_listing_forget(ids)
     _later(draw_entries, ids)
@@ -74,6 +77,7 @@ def _entries_stale(work_ids, *, summaries_drawn=None) -> None:
         forgotten = sorted(set(forgotten) & {int(pk) for pk in summaries_drawn})
     _later(draw_summaries, forgotten)
     _similar_stale(similar.works_listing(ids))
+    _later(draw_work_pages, forgotten)  # from the parts drawn above
 
 
 def _authors_stale(author_ids, *, draw: bool = True) -> None:
@@ -94,14 +98,17 @@ def _authors_stale(author_ids, *, draw: bool = True) -> None:
 
 
 def _summaries_stale(work_ids) -> None:
-    """Forget these works' summaries now; draw them again once the change commits."""
-    _later(draw_summaries, summaries.summaries_forget(work_ids))
+    """Forget these works' summaries (and pages) now; draw them again once the change
+    commits."""
+    forgotten = work_pages.pages_forget(summaries.summaries_forget(work_ids))
+    _later(draw_summaries, forgotten)
+    _later(draw_work_pages, forgotten)
 
 
 def _similar_stale(work_ids) -> None:
     """Forget these works' "More like this" lists now; draw them again once the change
     commits."""
-    _later(draw_similar_lists, similar.lists_forget(work_ids))
+    _later(draw_similar_lists, work_pages.pages_forget(similar.lists_forget(work_ids)))
 
 
 def _later(task, ids: list[int]) -> None:
@@ -254,3 +261,4 @@ def renew_researcher_page_after_pins(sender, instance: Profile, action: str, **k
 def renew_named_references(sender, work_ids: list[int], **kwargs) -> None:
     """Cited works not held here were named: the pages listing them show the names."""
     pagecache.works_bump(work_ids)
+    work_pages.pages_forget(work_ids)

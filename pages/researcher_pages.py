@@ -26,20 +26,13 @@ site's name and address.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Iterable
-from functools import cache
-from pathlib import Path
 
-from django.contrib.staticfiles.storage import staticfiles_storage
-from django.db import connection, transaction
-from django.http import HttpRequest, HttpResponse
-from django.template import engines
-from django.template.utils import get_app_template_dirs
+from django.db import connection
+from django.http import HttpResponse
 
 from catalogue.models import Author, Authorship
-from pages import cache as pagecache
-from pages import kept, researcher_summaries, researcher_works
+from pages import kept, researcher_summaries, researcher_works, whole
 from pages.models import ResearcherPage
 
 # Raise when the drawing code changes what a page holds: every kept one is drawn again.
@@ -49,33 +42,12 @@ FORMAT = "1"
 Listing = Callable[[list[int]], None]
 
 
-@cache
-def _site_files() -> str:
-    """A token of the text of every template the site's engines can load and of the
-    static files' stored names: a deployment that changes either draws pages again."""
-    digest = hashlib.sha1(usedforsecurity=False)
-    folders = [Path(d) for engine in engines.all() for d in getattr(engine, "dirs", [])]
-    folders += [Path(d) for d in get_app_template_dirs("templates")]
-    for folder in folders:
-        for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-            digest.update(str(path.relative_to(folder)).encode())
-            digest.update(path.read_bytes())
-    names = getattr(staticfiles_storage, "hashed_files", {}) or {}
-    digest.update(repr(sorted(names.items())).encode())
-    return digest.hexdigest()[:16]
-
-
 def generation() -> str:
     """A token of the site's templates and static files, ``FORMAT``, the summary's and
     works section's generations and the site's name and address."""
-    parts = f"{_site_files()}|{FORMAT}"
+    parts = f"{kept.site_files()}|{FORMAT}"
     parts += f"|{researcher_summaries.generation()}|{researcher_works.generation()}"
     return kept.for_site(parts)
-
-
-def plain_visit(request: HttpRequest) -> bool:
-    """A visit that sees the kept page: a cacheable anonymous GET with no query string."""
-    return pagecache.cacheable_request(request) and not request.GET
 
 
 def kept_page(pk: int, slug: str, listing: Listing) -> str | None:
@@ -109,41 +81,29 @@ def kept_page(pk: int, slug: str, listing: Listing) -> str | None:
 
 
 def keep_if_possible(pk: int, response: HttpResponse, shown: list[int], versions: dict) -> bool:
-    """Keep the page a visit drew (``response``), where no current drawing is kept yet and
-    none of the page versions it was drawn under has changed since; whether it is kept.
-
-    The visit read its page versions before the rows it drew from. A change that
-    committed meanwhile forgets the kept page and renews the versions of what it changed
-    once committed, then forgets the page again: a page kept before that second forgetting
-    goes with it, and one kept after it finds a version renewed and forgets itself.
-    """
-    drawn = {pk: {"html": response.content.decode(), "shown": " ".join(map(str, shown))}}
-    kept.keep_if_possible(ResearcherPage, drawn, generation())
-    if pagecache.versions_unchanged(versions):
-        return True
-    kept.forget(ResearcherPage, [pk])
-    return False
+    """Keep the page a visit drew (``response``), listing ``shown``, drawn under
+    ``versions``: see ``whole.keep_checked``."""
+    fields = {"html": response.content.decode(), "shown": " ".join(map(str, shown))}
+    return whole.keep_checked(ResearcherPage, pk, fields, generation(), versions)
 
 
 def pages_forget(author_ids: Iterable[int]) -> list[int]:
     """The pages of these researchers are stale: forget them now and again once the
     change commits (after its page versions are renewed). Returns the ids."""
-    ids = kept.forget(ResearcherPage, author_ids)
-    if ids and connection.in_atomic_block:
-        transaction.on_commit(lambda: kept.forget(ResearcherPage, ids))
+    ids = sorted({int(pk) for pk in author_ids if pk})
+    kept.forget_twice(lambda: kept.forget(ResearcherPage, ids))
     return ids
 
 
 def pages_listing_forget(work_ids: Iterable[int]) -> None:
     """Entries of these works changed: forget the pages of every researcher on their
     bylines (any of them may list them), now and again once the change commits."""
+    ids = sorted({int(pk) for pk in work_ids if pk})
 
     def forget() -> None:
-        for chunk in kept.chunks((int(pk) for pk in work_ids if pk), kept.FORGET_CHUNK):
+        for chunk in kept.chunks(ids, kept.FORGET_CHUNK):
             named = Authorship.objects.filter(work_id__in=chunk)
             ResearcherPage.objects.filter(author_id__in=named.values("author_id")).delete()
 
-    work_ids = list(work_ids)
-    forget()
-    if work_ids and connection.in_atomic_block:
-        transaction.on_commit(forget)
+    if ids:
+        kept.forget_twice(forget)

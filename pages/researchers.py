@@ -4,18 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import fields
-from urllib.parse import urlsplit
 
-from django.contrib.auth.models import AnonymousUser
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 
 from catalogue.identifiers import normalize_openalex_id, normalize_orcid, openalex_is_local
 from catalogue.models import Author
-from config.sites import site_url
 from pages import cache as pagecache
-from pages import researcher_pages, researcher_summaries, researcher_works
+from pages import researcher_pages, researcher_summaries, researcher_works, whole
 from pages.models import ResearcherPage
 from pages.researcher_page import (
     author_shown,
@@ -40,7 +38,7 @@ def researcher_detail(request: HttpRequest, pk: int, slug: str = "") -> HttpResp
     """The page every visitor shares (from the cache), with the visitor's own panels drawn in."""
     # Versions first: whatever the page shows is kept under them, so it is read after.
     own_version = pagecache.own_versions(request, "author", pk)
-    plain = researcher_pages.plain_visit(request)
+    plain = whole.plain_visit(request)
     if plain:  # as most visitors arrive: the page kept whole, if it is
         versions = dict(own_version)
         html = researcher_pages.kept_page(pk, slug, lambda ids: versions.update(_listed(ids)))
@@ -99,34 +97,16 @@ def _listed(work_ids: list[int]) -> pagecache.Versions:
 def pages_refresh(author_ids: Iterable[int]) -> int:
     """Draw and keep the pages of these researchers (still shown) as a visitor without
     cookie or query string sees them (``pages.researcher_pages``); how many were kept."""
+    if not settings.PAGE_CACHE:  # no page is kept whole
+        return 0
     view = researcher_detail.__wrapped__  # drawn, not served from the cache
     shown = Author.objects.visible().filter(pk__in=list(author_ids)).order_by("pk")
     records = list(shown.values_list("pk", "display_name"))
     for pk, name in records:
         author = Author(pk=pk, display_name=name)
-        view(_anyone_at(author.get_absolute_url()), pk, author.slug)
+        view(whole.anyone_at(author.get_absolute_url()), pk, author.slug)
     kept = ResearcherPage.objects.filter(generation=researcher_pages.generation())
     return kept.filter(pk__in=[pk for pk, _name in records]).count()
-
-
-def _anyone_at(path: str) -> HttpRequest:
-    """A request for ``path`` as a visitor without cookie, session or query string makes
-    it, at the site's address."""
-    address = urlsplit(site_url())
-    request = HttpRequest()
-    request.method = "GET"
-    request.path = request.path_info = path
-    secure = address.scheme == "https"
-    request.META = {
-        "SERVER_NAME": address.hostname or "localhost",
-        "SERVER_PORT": str(address.port or (443 if secure else 80)),
-        "HTTP_HOST": address.netloc or "localhost",
-        "wsgi.url_scheme": address.scheme or "http",
-    }
-    request.user = AnonymousUser()
-    request.session = pagecache.empty_session()
-    setattr(request, pagecache.DRAWN_AHEAD, True)
-    return request
 
 
 def _not_found(request: HttpRequest, **context) -> HttpResponse:

@@ -5,7 +5,15 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from pages import entries, researcher_summaries, researcher_works, researchers, similar, summaries
+from pages import (
+    entries,
+    researcher_summaries,
+    researcher_works,
+    researchers,
+    similar,
+    summaries,
+    works,
+)
 
 
 @shared_task(name="pages.tasks.draw_entries")
@@ -24,6 +32,13 @@ def draw_similar_lists(work_ids: list[int]) -> int:
 def draw_summaries(work_ids: list[int]) -> int:
     """Draw and keep the work pages' summaries of these works (``pages.summaries``)."""
     return summaries.summaries_refresh(work_ids)
+
+
+@shared_task(name="pages.tasks.draw_work_pages")
+def draw_work_pages(work_ids: list[int]) -> int:
+    """Draw and keep these works' pages whole as a visitor without cookie or query string
+    sees them (``pages.work_pages``), from their kept parts."""
+    return works.pages_refresh(work_ids)
 
 
 @shared_task(name="pages.tasks.draw_researcher_summaries")

@@ -1,8 +1,9 @@
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.core.paginator import Paginator
 from django.db.models import F, Q
 from django.http import HttpRequest, HttpResponse
@@ -18,8 +19,9 @@ from catalogue.models import Author, ReferencePreview, Source, SourceRecord, Wor
 from exports import lists as list_exports
 from exports import work as exports
 from pages import cache as pagecache
-from pages import similar, summaries
+from pages import similar, summaries, whole, work_pages
 from pages.conditional import conditional, work_records
+from pages.models import WorkPage
 from search import names as name_search
 from search import works as search_service
 from search.matches import WorksById
@@ -40,6 +42,15 @@ def home(request: HttpRequest) -> HttpResponse:
 
 @pagecache.anonymous_page("work")
 def work_detail(request: HttpRequest, pk: int, slug: str = "") -> HttpResponse:
+    plain, own_version = whole.plain_visit(request), {}
+    if plain:  # as most visitors arrive: the page kept whole, if it is
+        versions = {}
+        html = work_pages.kept_page(
+            pk, slug, lambda shows: versions.update(pagecache.versions_current(shows))
+        )
+        if html is not None:
+            return pagecache.answer_shows(HttpResponse(html), versions)
+        own_version = pagecache.own_versions(request, "work", pk)  # before the work is read
     work = selectors.work_for_page(pk)
     if work.merged_into_id:
         return redirect(work.merged_into)  # not permanent: staff can undo a merge
@@ -51,7 +62,7 @@ def work_detail(request: HttpRequest, pk: int, slug: str = "") -> HttpResponse:
     # only for an entry that is not.
     citing = cited_by.page.object_list.values_list("pk", flat=True)
     cited_by.page.object_list = WorksById(list(citing))
-    shown = None
+    shown = records = None
     if pagecache.cacheable_request(request):  # a page that may be kept: what it shows, first
         records = pagecache.work_page_records(work.pk, citations.listed(references, cited_by))
         shown = pagecache.versions_current(records)
@@ -62,16 +73,37 @@ def work_detail(request: HttpRequest, pk: int, slug: str = "") -> HttpResponse:
         summary = summaries.draw(work, all_authors=True, authors_page=number)
     else:
         summary = summaries.summary_for(work)
+    embargo_active = bool(work.embargo_until and work.embargo_until > timezone.localdate())
     context = {
         "work": work,
         "summary": summary,
-        "embargo_active": bool(work.embargo_until and work.embargo_until > timezone.localdate()),
+        "embargo_active": embargo_active,
         "references": references,
         "cited_by": cited_by,
         "similar_list": similar.similar_html(work),
     }
     response = render(request, "publications/work_detail.html", context)
+    # Kept whole where it says nothing of the day (an embargo still running) and the
+    # work's version is the one read before the work was.
+    unchanged = plain and all(shown.get(key) == value for key, value in own_version.items())
+    if unchanged and not embargo_active and pagecache.cacheable_response(request, response):
+        work_pages.keep_if_possible(pk, response, records, shown)
     return pagecache.answer_shows(response, shown)
+
+
+def pages_refresh(work_ids: Iterable[int]) -> int:
+    """Draw and keep the pages of these works (still shown) as a visitor without cookie
+    or query string sees them (``pages.work_pages``); how many were kept."""
+    if not settings.PAGE_CACHE:  # no page is kept whole
+        return 0
+    view = work_detail.__wrapped__  # drawn, not served from the cache
+    shown = Work.objects.visible().filter(pk__in=list(work_ids)).order_by("pk")
+    records = list(shown.values_list("pk", "title"))
+    for pk, title in records:
+        work = Work(pk=pk, title=title)
+        view(whole.anyone_at(work.get_absolute_url()), pk, work.slug)
+    kept = WorkPage.objects.filter(generation=work_pages.generation())
+    return kept.filter(pk__in=[pk for pk, _title in records]).count()
 
 
 def _name_references(references: citations.References) -> None:

@@ -211,8 +211,9 @@ def test_refresh_query_count_does_not_grow_with_authors(django_assert_max_num_qu
         joint_work(a, b)
         joint_work(a, b)
     # Novelty's comparison set is counted afresh in each refresh (two queries), and the
-    # researchers' kept page summaries and works sections are forgotten (one each).
-    with django_assert_max_num_queries(15):
+    # researchers' kept page summaries, works sections and whole pages are forgotten
+    # (one each).
+    with django_assert_max_num_queries(16):
         author_metrics_refresh(author_ids=[a.pk for a in authors])
     assert AuthorMetrics.objects.filter(close_collaborators_count__gte=1).count() == 30
 

@@ -2,8 +2,9 @@
 (``pages.entries``), its "More like this" list (``pages.similar``) and its page's
 summary (``pages.summaries``); and of each researcher, its page's summary
 (``pages.researcher_summaries``), its works section as a visitor without a query
-string sees it (``pages.researcher_works``) and its page whole as such a visitor
-without a cookie sees it (``pages.researcher_pages``).
+string sees it (``pages.researcher_works``); and of both, the page whole as a
+visitor without cookie or query string sees it (``pages.work_pages``,
+``pages.researcher_pages``).
 
 After a bulk load, or a change to a template: pages then read what is kept
 instead of drawing it for their first visitors.
@@ -30,6 +31,8 @@ from pages import (
     researchers,
     similar,
     summaries,
+    work_pages,
+    works,
 )
 from pages.models import (
     ResearcherPage,
@@ -37,6 +40,7 @@ from pages.models import (
     ResearcherWorks,
     SimilarList,
     WorkEntry,
+    WorkPage,
     WorkSummary,
 )
 
@@ -61,6 +65,8 @@ class Command(BaseCommand):
             ("entries", WorkEntry, entries.generation(), entries.entries_refresh),
             ("similar lists", SimilarList, similar.generation(), similar.lists_refresh),
             ("summaries", WorkSummary, summaries.generation(), summaries.summaries_refresh),
+            # drawn from the three above: after them
+            ("work pages", WorkPage, work_pages.generation(), works.pages_refresh),
             (
                 "researcher summaries",
                 ResearcherSummary,
