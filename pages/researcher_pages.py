@@ -28,7 +28,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from django.db import connection
 from django.http import HttpResponse
 
 from catalogue.models import Author, Authorship
@@ -53,31 +52,22 @@ def generation() -> str:
 def kept_page(pk: int, slug: str, listing: Listing) -> str | None:
     """The researcher's kept page, or None where there is none of this generation or
     where the visit is not the page's own (a record merged away or deleted, another
-    address: the view answers those).
+    address). The ids the page lists are read first, with the record's state, then its
+    HTML where they are still the same; ``listing(ids)`` is told them in between."""
 
-    The ids the page lists are read first, with the record's state, then its HTML
-    where they are still the same; ``listing(ids)`` is told them in between.
-    """
-    quote = connection.ops.quote_name
-    pages, authors = quote(ResearcherPage._meta.db_table), quote(Author._meta.db_table)
-    sql = (
-        f"SELECT p.shown, a.merged_into_id, a.is_deleted, a.display_name FROM {pages} p"  # noqa: S608
-        f" JOIN {authors} a ON a.id = p.author_id WHERE p.author_id = %s AND p.generation = %s"
+    def own(state: tuple) -> bool:
+        merged_into, deleted, name = state
+        return merged_into is None and not deleted and slug == Author(display_name=name).slug
+
+    return whole.kept_html(
+        ResearcherPage,
+        pk,
+        generation(),
+        listed="shown",
+        state=("merged_into_id", "is_deleted", "display_name"),
+        own=own,
+        listing=lambda shown: listing([int(work) for work in shown.split()]),
     )
-    current = generation()
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [pk, current])
-        found = cursor.fetchone()
-    if found is None:
-        return None
-    shown, merged_into, deleted, name = found
-    if merged_into is not None or deleted or slug != Author(display_name=name).slug:
-        return None
-    listing([int(work) for work in shown.split()])
-    row = kept.kept_row(ResearcherPage, pk, current, ("html", "shown"))
-    if row is None or row[1] != shown:
-        return None
-    return row[0]
 
 
 def keep_if_possible(pk: int, response: HttpResponse, shown: list[int], versions: dict) -> bool:

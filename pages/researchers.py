@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import fields
 
-from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
@@ -97,16 +96,12 @@ def _listed(work_ids: list[int]) -> pagecache.Versions:
 def pages_refresh(author_ids: Iterable[int]) -> int:
     """Draw and keep the pages of these researchers (still shown) as a visitor without
     cookie or query string sees them (``pages.researcher_pages``); how many were kept."""
-    if not settings.PAGE_CACHE:  # no page is kept whole
-        return 0
-    view = researcher_detail.__wrapped__  # drawn, not served from the cache
     shown = Author.objects.visible().filter(pk__in=list(author_ids)).order_by("pk")
-    records = list(shown.values_list("pk", "display_name"))
-    for pk, name in records:
-        author = Author(pk=pk, display_name=name)
-        view(whole.anyone_at(author.get_absolute_url()), pk, author.slug)
-    kept = ResearcherPage.objects.filter(generation=researcher_pages.generation())
-    return kept.filter(pk__in=[pk for pk, _name in records]).count()
+    records = [
+        Author(pk=pk, display_name=name) for pk, name in shown.values_list("pk", "display_name")
+    ]
+    generation = researcher_pages.generation()
+    return whole.draw_ahead(researcher_detail.__wrapped__, records, ResearcherPage, generation)
 
 
 def _not_found(request: HttpRequest, **context) -> HttpResponse:

@@ -7,9 +7,12 @@ by a visit that drew it only where its page versions held still (``keep_checked`
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from urllib.parse import urlsplit
 
+from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
+from django.db import connection
 from django.db.models import Model
 from django.http import HttpRequest
 
@@ -63,3 +66,55 @@ def keep_checked(
         return True
     kept.forget(model, [pk])
     return False
+
+
+def kept_html(
+    model: type[Model],
+    pk: int,
+    generation: str,
+    *,
+    listed: str,
+    state: Sequence[str],
+    own: Callable[[tuple], bool],
+    listing: Callable[[str], None],
+) -> str | None:
+    """The HTML of the record's page kept whole (a ``model`` row of ``generation``), or
+    None where there is none or where the visit is not the page's own.
+
+    The row's ``listed`` column (what the page lists, whose page versions it is kept
+    under) is read first with the record's ``state`` columns; ``own(state)`` says
+    whether the visit is the page's own (a record merged away, another address: the
+    view answers those). ``listing(listed)`` is told it before the HTML is read, where
+    ``listed`` is still the same.
+    """
+    quote = connection.ops.quote_name
+    key = model._meta.pk
+    record = key.related_model
+    columns = ", ".join(f"r.{quote(column)}" for column in state)
+    sql = (
+        f"SELECT p.{quote(listed)}, {columns} FROM {quote(model._meta.db_table)} p"  # noqa: S608
+        f" JOIN {quote(record._meta.db_table)} r ON r.{quote(record._meta.pk.column)}"
+        f" = p.{quote(key.column)} WHERE p.{quote(key.column)} = %s AND p.generation = %s"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [pk, generation])
+        found = cursor.fetchone()
+    if found is None or not own(found[1:]):
+        return None
+    listing(found[0])
+    row = kept.kept_row(model, pk, generation, ("html", listed))
+    if row is None or row[1] != found[0]:
+        return None
+    return row[0]
+
+
+def draw_ahead(view, records: Sequence[Model], model: type[Model], generation: str) -> int:
+    """Draw the page of each of ``records`` (with its ``pk`` and ``slug``) as a visitor
+    without cookie or query string sees it, with ``view`` (the page's view, not served
+    from the cache), which keeps it as a ``model`` row; how many are kept."""
+    if not settings.PAGE_CACHE:  # no page is kept whole
+        return 0
+    for record in records:
+        view(anyone_at(record.get_absolute_url()), record.pk, record.slug)
+    kept_now = model.objects.filter(generation=generation, pk__in=[r.pk for r in records])
+    return kept_now.count()

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from django.db import connection
 from django.http import HttpResponse
 
 from catalogue.models import Citation, Work
@@ -63,29 +62,23 @@ def _records(text: str) -> list[pagecache.Record]:
 
 def kept_page(pk: int, slug: str, listing: Listing) -> str | None:
     """The work's kept page, or None where there is none of this generation or where the
-    visit is not the page's own (a work merged away, another address: the view answers
-    those). The records it shows are read first, with the work's state, then its HTML
-    where they are still the same; ``listing(records)`` is told them in between."""
-    quote = connection.ops.quote_name
-    pages, works = quote(WorkPage._meta.db_table), quote(Work._meta.db_table)
-    sql = (
-        f"SELECT p.records, w.merged_into_id, w.title FROM {pages} p"  # noqa: S608
-        f" JOIN {works} w ON w.id = p.work_id WHERE p.work_id = %s AND p.generation = %s"
+    visit is not the page's own (a work merged away, another address). The records it
+    shows are read first, with the work's state, then its HTML where they are still the
+    same; ``listing(records)`` is told them in between."""
+
+    def own(state: tuple) -> bool:
+        merged_into, title = state
+        return merged_into is None and slug == Work(title=title).slug
+
+    return whole.kept_html(
+        WorkPage,
+        pk,
+        generation(),
+        listed="records",
+        state=("merged_into_id", "title"),
+        own=own,
+        listing=lambda records: listing(_records(records)),
     )
-    current = generation()
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [pk, current])
-        found = cursor.fetchone()
-    if found is None:
-        return None
-    records, merged_into, title = found
-    if merged_into is not None or slug != Work(title=title).slug:
-        return None
-    listing(_records(records))
-    row = kept.kept_row(WorkPage, pk, current, ("html", "records"))
-    if row is None or row[1] != records:
-        return None
-    return row[0]
 
 
 def keep_if_possible(

@@ -3,7 +3,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from django.conf import settings
 from django.core.paginator import Paginator
 from django.db.models import F, Q
 from django.http import HttpRequest, HttpResponse
@@ -94,16 +93,9 @@ def work_detail(request: HttpRequest, pk: int, slug: str = "") -> HttpResponse:
 def pages_refresh(work_ids: Iterable[int]) -> int:
     """Draw and keep the pages of these works (still shown) as a visitor without cookie
     or query string sees them (``pages.work_pages``); how many were kept."""
-    if not settings.PAGE_CACHE:  # no page is kept whole
-        return 0
-    view = work_detail.__wrapped__  # drawn, not served from the cache
     shown = Work.objects.visible().filter(pk__in=list(work_ids)).order_by("pk")
-    records = list(shown.values_list("pk", "title"))
-    for pk, title in records:
-        work = Work(pk=pk, title=title)
-        view(whole.anyone_at(work.get_absolute_url()), pk, work.slug)
-    kept = WorkPage.objects.filter(generation=work_pages.generation())
-    return kept.filter(pk__in=[pk for pk, _title in records]).count()
+    records = [Work(pk=pk, title=title) for pk, title in shown.values_list("pk", "title")]
+    return whole.draw_ahead(work_detail.__wrapped__, records, WorkPage, work_pages.generation())
 
 
 def _name_references(references: citations.References) -> None:
