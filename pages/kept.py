@@ -143,11 +143,18 @@ def forget(model: type[Model], record_ids: Iterable[int]) -> list[int]:
     return ids
 
 
-def forget_twice(forget_them) -> None:
+def forget_twice(model: type[Model], forget_them) -> None:
     """Run ``forget_them()`` now and, inside a transaction, again once it commits: the
-    forgetting of a page kept whole, whose visitor keeps what it drew where none is kept
-    (see ``pages.researcher_pages``). The change's page versions are renewed when it
-    commits, before this (``pages.receivers`` renews them first)."""
-    forget_them()
+    forgetting of a page kept whole (rows of ``model``), whose visitor keeps what it drew
+    where none is kept (see ``pages.whole.keep_checked``). The change's page versions
+    are renewed when it commits, before this (``pages.receivers`` renews them first).
+    Where no page of ``model`` is kept (a first import, pages not kept), nothing is read.
+    """
+
+    def when_kept() -> None:
+        if model.objects.exists():
+            forget_them()
+
+    when_kept()
     if connection.in_atomic_block:
-        transaction.on_commit(forget_them)
+        transaction.on_commit(when_kept)

@@ -81,19 +81,21 @@ def pages_forget(author_ids: Iterable[int]) -> list[int]:
     """The pages of these researchers are stale: forget them now and again once the
     change commits (after its page versions are renewed). Returns the ids."""
     ids = sorted({int(pk) for pk in author_ids if pk})
-    kept.forget_twice(lambda: kept.forget(ResearcherPage, ids))
+    if ids:
+        kept.forget_twice(ResearcherPage, lambda: kept.forget(ResearcherPage, ids))
     return ids
 
 
 def pages_listing_forget(work_ids: Iterable[int]) -> None:
     """Entries of these works changed: forget the pages of every researcher on their
-    bylines (any of them may list them), now and again once the change commits."""
+    bylines (any of them may list them), now and again once the change commits. The
+    bylines are read through their index and the pages forgotten by id."""
     ids = sorted({int(pk) for pk in work_ids if pk})
 
     def forget() -> None:
         for chunk in kept.chunks(ids, kept.FORGET_CHUNK):
-            named = Authorship.objects.filter(work_id__in=chunk)
-            ResearcherPage.objects.filter(author_id__in=named.values("author_id")).delete()
+            named = Authorship.objects.filter(work_id__in=chunk, author__isnull=False)
+            kept.forget(ResearcherPage, set(named.values_list("author_id", flat=True)))
 
     if ids:
-        kept.forget_twice(forget)
+        kept.forget_twice(ResearcherPage, forget)

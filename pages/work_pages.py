@@ -26,7 +26,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from django.db.models import Q
 from django.http import HttpResponse
 
 from catalogue.models import Citation, Work
@@ -96,7 +95,7 @@ def pages_forget(work_ids: Iterable[int]) -> list[int]:
     commits (after its page versions are renewed). Returns the ids."""
     ids = sorted({int(pk) for pk in work_ids if pk})
     if ids:
-        kept.forget_twice(lambda: kept.forget(WorkPage, ids))
+        kept.forget_twice(WorkPage, lambda: kept.forget(WorkPage, ids))
     return ids
 
 
@@ -104,23 +103,19 @@ def pages_linked_forget(work_ids: Iterable[int]) -> None:
     """These works changed as lists show them (their entries, their citation links):
     forget their pages and those of the works they cite, that cite them, or that a
     record citing or cited by them was merged into, now and again once the change
-    commits (when their new links are there to be read). One statement a chunk, the
-    links read by the database: an import's batch names many works, and most of their
-    links lead to no kept page."""
+    commits (when their new links are there to be read). The links are read through
+    their indexes and the pages forgotten by id: an import's batch names many works."""
     ids = sorted({int(pk) for pk in work_ids if pk})
 
     def forget() -> None:
         for chunk in kept.chunks(ids, kept.FORGET_CHUNK):
-            cited = Citation.objects.filter(citing_id__in=chunk).values("cited_id")
-            citing = Citation.objects.filter(cited_id__in=chunk).values("citing_id")
-            linked = Q(pk__in=cited) | Q(pk__in=citing)
-            merged = Work.objects.filter(linked, merged_into__isnull=False)
-            WorkPage.objects.filter(
-                Q(work_id__in=chunk)
-                | Q(work_id__in=cited)
-                | Q(work_id__in=citing)
-                | Q(work_id__in=merged.values("merged_into_id"))
-            ).delete()
+            cited = Citation.objects.filter(citing_id__in=chunk, cited__isnull=False)
+            citing = Citation.objects.filter(cited_id__in=chunk)
+            linked = {*cited.values_list("cited_id", flat=True)}
+            linked |= {*citing.values_list("citing_id", flat=True)}
+            merged = Work.objects.filter(pk__in=sorted(linked), merged_into__isnull=False)
+            targets = merged.values_list("merged_into_id", flat=True) if linked else []
+            kept.forget(WorkPage, [*chunk, *linked, *targets])
 
     if ids:
-        kept.forget_twice(forget)
+        kept.forget_twice(WorkPage, forget)
