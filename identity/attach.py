@@ -22,6 +22,15 @@ joins the best one when:
   one of them matches by chance;
 - the best group beats the runner-up by ``MARGIN`` log-odds: two groups about
   as good leave the small group alone (a candidate for review, as before).
+
+That rule prices every group as one more namesake: in a block of a frequent name
+it asks a lot even of a group that holds most of the block's bylines. So a small
+group also joins the best group when, by share, it is that group's person with a
+chance of at least ``SHARE_POSTERIOR``: each candidate group weighs its share of the
+block's other bylines times the odds its evidence beyond the names gives, against
+the share of bylines in groups that share no key with the small group (evidence
+neither way) and every candidate's weight. The evidence beyond the names must still
+reach ``SHARE_BEYOND``.
 """
 
 from __future__ import annotations
@@ -37,6 +46,8 @@ BEYOND_NAMES = 3.0  # least log-odds from evidence other than the names
 ATTACH_LOGIT = -2.0  # least log-odds, before the allowance for the groups of the block
 PER_GROUP = 0.5  # log-odds asked more for each unit of the log of the block's groups
 MARGIN = 1.0  # least lead, in log-odds, of the best group over the runner-up
+SHARE_BEYOND = 3.0  # least log-odds beyond the names for a choice made by share
+SHARE_POSTERIOR = 0.9  # least chance, by share, that the small group is the target's
 
 
 class Block(Protocol):
@@ -68,27 +79,41 @@ class Choice:
     beyond: float
     runner_up: float
     groups: int  # groups of the block when the choice was made
+    posterior: float = 0.0  # chance the small group is the target's person, by share
 
     @property
     def clear(self) -> bool:
         allowance = ATTACH_LOGIT + PER_GROUP * math.log(max(self.groups, 1))
-        return (
+        by_pair = (
             self.beyond >= BEYOND_NAMES
             and self.logit >= allowance
             and self.logit - self.runner_up >= MARGIN
         )
+        return by_pair or (self.beyond >= SHARE_BEYOND and self.posterior >= SHARE_POSTERIOR)
 
 
-def best_group(block: Block, neighbours: Neighbours, index: int) -> Choice | None:
-    """The group of the block that a small group's evidence points to most, if any."""
+def best_group(
+    block: Block, neighbours: Neighbours, index: int, bylines: int | None = None
+) -> Choice | None:
+    """The group of the block that a small group's evidence points to most, if any;
+    ``bylines``: how many the block holds, where already counted."""
     small = block.groups[index]
     best: tuple[float, float, int] | None = None
     runner_up = -math.inf
+    if bylines is None:
+        bylines = sum(group.profile.size for group in block.groups.values())
+    bylines -= small.profile.size
+    # Of the block's other bylines, what share each candidate group holds, and
+    # what that share becomes once weighed by the evidence beyond the names.
+    elsewhere, weighed = 1.0, {}
     for other in sorted(neighbours.of(index)):
         group = block.groups[other]
         if group.profile.size < small.profile.size or not block.may_merge(index, other):
             continue
         evidence = block.weigh(index, other)
+        share = group.profile.size / max(bylines, 1)
+        elsewhere -= share
+        weighed[other] = share * math.exp(min(evidence.beyond_names, 30.0))
         if best is None or evidence.logit > best[0]:
             if best is not None:
                 runner_up = max(runner_up, best[0])
@@ -97,7 +122,8 @@ def best_group(block: Block, neighbours: Neighbours, index: int) -> Choice | Non
             runner_up = max(runner_up, evidence.logit)
     if best is None:
         return None
-    return Choice(index, best[2], best[0], best[1], runner_up, len(block.groups))
+    posterior = weighed[best[2]] / (max(elsewhere, 0.0) + sum(weighed.values()))
+    return Choice(index, best[2], best[0], best[1], runner_up, len(block.groups), posterior)
 
 
 def attach(block: Block, neighbours: Neighbours) -> int:
@@ -108,9 +134,10 @@ def attach(block: Block, neighbours: Neighbours) -> int:
     one work never both join one group). Returns how many groups joined another.
     """
     choices = []
+    bylines = sum(group.profile.size for group in block.groups.values())
     for index in sorted(block.groups):
         if block.groups[index].profile.size <= SMALL:
-            choice = best_group(block, neighbours, index)
+            choice = best_group(block, neighbours, index, bylines)
             if choice is not None and choice.clear:
                 choices.append(choice)
     joined = 0

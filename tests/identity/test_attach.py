@@ -1,7 +1,7 @@
 """Small groups join the one group their evidence clearly points to, never across a cannot-link."""
 
 from identity import Byline, Thresholds, resolve
-from identity.attach import MARGIN, attach, best_group
+from identity.attach import MARGIN, SHARE_BEYOND, SHARE_POSTERIOR, Choice, attach, best_group
 from identity.clusters import Block, Neighbours
 from identity.evidence import profile_of
 from identity.keys import Frequencies
@@ -133,3 +133,55 @@ def test_two_small_groups_of_one_work_never_both_join_a_group():
     two.work_id = one.work_id
     attached = _attached([*group, one, two])
     assert not any({"b100", "b101"} <= set(ids) for ids in attached)
+
+
+def _namesakes(count, first=500):
+    """``count`` people printed "W. Wang", each on one work of their own circle."""
+    return [
+        _byline(
+            first + n,
+            "W. Wang",
+            (f"Person{n} Stranger{n}",),
+            affiliation="",
+            topics=(),
+            venue=f"Letters {n}",
+            source_author_id=f"N{n}",
+        )
+        for n in range(count)
+    ]
+
+
+def _choice_of(bylines, number=100):
+    block = _block(bylines)
+    small = next(i for i, g in block.groups.items() if g.ids == [f"b{number}"])
+    return best_group(block, Neighbours(block), small)
+
+
+def test_a_group_holding_most_of_a_crowded_block_draws_its_small_groups():
+    # Many namesakes make the pair rule strict (a large block, a frequent name), but
+    # the group holds most of the block's bylines and the small group's co-author and
+    # place point to it: by share it is that group's person.
+    group = _group(1, 60, "A1")
+    choice = _choice_of([*group, *_namesakes(40), _small(affiliation=LAB)])
+    assert choice is not None and choice.target is not None
+    assert choice.posterior >= SHARE_POSTERIOR and choice.beyond >= SHARE_BEYOND
+    assert choice.clear
+    attached = _attached([*group, *_namesakes(40), _small(affiliation=LAB)])
+    assert _ids([*group, _small()]) in attached
+
+
+def test_by_share_two_groups_about_as_likely_leave_the_small_group_alone():
+    first, second = _group(1, 30, "A1"), _group(101, 30, "A2")
+    choice = _choice_of(
+        [*first, *second, *_namesakes(10, first=700), _small(300, affiliation=LAB)], 300
+    )
+    assert choice is not None and choice.posterior < 0.6
+    assert not choice.clear
+
+
+def test_by_share_the_evidence_beyond_the_names_must_still_be_strong():
+    common = {"small": 1, "target": 2, "runner_up": -5.0, "groups": 400}
+    strong = Choice(logit=-1.0, beyond=SHARE_BEYOND, posterior=SHARE_POSTERIOR, **common)
+    weak = Choice(logit=-1.0, beyond=SHARE_BEYOND - 0.5, posterior=0.999, **common)
+    unsure = Choice(logit=-1.0, beyond=SHARE_BEYOND + 3, posterior=SHARE_POSTERIOR - 0.1, **common)
+    assert strong.clear and not weak.clear and not unsure.clear
