@@ -96,3 +96,19 @@ def test_the_recorded_arxiv_feed_for_del_maestro_gives_one_researcher(real_fixtu
     resolution = resolve(bylines)
     records = [set(c) & his for c in resolution.clusters if set(c) & his]
     assert records == [his]
+
+
+def test_a_small_institute_says_more_than_a_shared_subject_can():
+    """A place held by one byline in thousands outweighs the most that topics, venue,
+    references and words together add, and a place most bylines hold says little."""
+    from identity.evidence import SUBJECT_CAP
+    from identity.keys import AFFILIATION_CAP
+
+    freq = Frequencies()
+    for number in range(4000):
+        place = "Vermont" if number < 2 else "Everywhere"
+        freq.add(profile_of(Byline(f"b{number}", "A. Smith", f"W{number}", affiliations=(place,))))
+    rare = freq.byline_weight(freq.affiliation_words, "vermont", 0.0)
+    frequent = freq.byline_weight(freq.affiliation_words, "everywhere", 0.0)
+    assert rare == AFFILIATION_CAP > SUBJECT_CAP
+    assert frequent < 0.5
