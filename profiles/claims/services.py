@@ -31,6 +31,7 @@ from django.utils import timezone
 
 from catalogue.audit import audit_record
 from catalogue.models import Author
+from config.compiled import Compiled
 from profiles.claims.proof import claim_method_checks, institutional_evidence
 from profiles.models import Claim, Profile
 from profiles.signals import claim_changed
@@ -398,14 +399,13 @@ def claim_panel_state(*, author: Author, user) -> PanelState:
     """
     if user is None or not user.is_authenticated:
         return PanelState(_record_holder(author), None, None)
-    wanted = (
-        _holding(author)
-        | Q(user=user, author=author)
-        | Q(user=user, status__in=Claim.ACTIVE_STATUSES)
-    )
     holder_id = getattr(getattr(author, "profile", None), "user_id", None)
+    if holder_id is None:
+        found = _CLAIMS_UNHELD.instances(Claim, author=author.pk, user=user.pk)
+    else:
+        found = _CLAIMS.instances(Claim, author=author.pk, user=user.pk, holder=holder_id)
     holder = mine = elsewhere = None
-    for claim in Claim.objects.filter(wanted).order_by("-created_at"):
+    for claim in found:
         holding = claim.status == Claim.Status.APPROVED or (
             claim.status in Claim.WAITING_STATUSES and claim.user_id == holder_id
         )
@@ -424,11 +424,33 @@ def claim_panel_state(*, author: Author, user) -> PanelState:
 def _holding(author: Author) -> Q:
     """The claims on ``author`` by which it may be held: approved ones, and the waiting
     ones of the user of its profile (read with the record)."""
-    wanted = Q(author=author, status=Claim.Status.APPROVED)
     profile = getattr(author, "profile", None)
-    if profile is not None:
-        wanted |= Q(author=author, status__in=Claim.WAITING_STATUSES, user_id=profile.user_id)
+    return _held_by(author.pk, profile.user_id if profile is not None else None)
+
+
+def _held_by(author: int, holder: int | None) -> Q:
+    """``_holding`` for the record ``author`` whose profile's user is ``holder``, if any."""
+    wanted = Q(author_id=author, status=Claim.Status.APPROVED)
+    if holder is not None:
+        wanted |= Q(author_id=author, status__in=Claim.WAITING_STATUSES, user_id=holder)
     return wanted
+
+
+def _claims_seen(author: int, user: int, holder: int | None = None):
+    """The claims a signed-in ``user``'s claim panel on ``author``'s page weighs: those
+    that may hold the record, theirs on it, and their active ones elsewhere."""
+    wanted = (
+        _held_by(author, holder)
+        | Q(user_id=user, author_id=author)
+        | Q(user_id=user, status__in=Claim.ACTIVE_STATUSES)
+    )
+    return Claim.objects.filter(wanted).order_by("-created_at")
+
+
+# Read on every researcher page a member opens: built once, for a record with a
+# profile and for one without.
+_CLAIMS = Compiled(_claims_seen, "author", "user", "holder")
+_CLAIMS_UNHELD = Compiled(_claims_seen, "author", "user")
 
 
 def _record_holder(author: Author) -> Claim | None:

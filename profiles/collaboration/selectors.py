@@ -10,6 +10,7 @@ from django.db import models
 from django.db.models import Exists, OuterRef, Q, Subquery
 
 from catalogue.models import Author
+from config.compiled import Compiled
 from profiles.collaboration.services import (
     DECLINED_RECENTLY,
     blocks_of,
@@ -47,17 +48,24 @@ def _unread_parts(user_ref):
     }
 
 
+# Read on every page a member opens (the inbox count in the menu): built once.
+_UNREAD = Compiled(
+    lambda user: (
+        get_user_model()
+        .objects.filter(pk=user)
+        .annotate(**_unread_parts(OuterRef("pk")))
+        .values("notes", "invites", "messages")
+    ),
+    "user",
+)
+
+
 def unread_counts(user) -> dict[str, int]:
     """Unread notifications, invitations waiting for an answer and unread messages (one query)."""
     if not is_signed_in(user):
         return {"notes": 0, "invites": 0, "messages": 0, "total": 0}
-    row = (
-        get_user_model()
-        .objects.filter(pk=user.pk)
-        .annotate(**_unread_parts(OuterRef("pk")))
-        .values("notes", "invites", "messages")
-        .first()
-    ) or {"notes": 0, "invites": 0, "messages": 0}
+    rows = _UNREAD.rows(user=user.pk)
+    row = rows[0] if rows else {"notes": 0, "invites": 0, "messages": 0}
     return {**row, "total": sum(row.values())}
 
 

@@ -1,0 +1,55 @@
+"""Queries built once and run again with new values give what the ORM gives each time."""
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.db.models import Count, Q
+
+from config.compiled import Compiled
+
+pytestmark = pytest.mark.django_db
+
+
+def _users(names):
+    return [
+        get_user_model().objects.create(username=name, is_staff=name.startswith("s"))
+        for name in names
+    ]
+
+
+def _staff_around(low: int, high: int):
+    return (
+        get_user_model()
+        .objects.filter(pk__gte=low, pk__lte=high)
+        .order_by()
+        .values("is_staff")
+        .annotate(count=Count("pk"), named=Count("pk", filter=Q(username__startswith="s")))
+        .order_by("is_staff")
+    )
+
+
+def test_each_run_takes_its_own_values():
+    users = _users(["sam", "ann", "sue", "bob", "sid"])
+    compiled = Compiled(_staff_around, "low", "high")
+    for low, high in [
+        (users[0].pk, users[4].pk),
+        (users[1].pk, users[2].pk),
+        (users[3].pk, users[3].pk),
+    ]:
+        expected = list(_staff_around(low, high))
+        assert compiled.rows(low=low, high=high) == expected
+    assert compiled.rows(low=users[4].pk + 1, high=users[4].pk + 9) == []
+
+
+def test_the_rows_come_back_as_instances():
+    users = _users(["ann", "bob"])
+    compiled = Compiled(lambda user: get_user_model().objects.filter(pk=user), "user")
+    found = compiled.instances(get_user_model(), user=users[1].pk)
+    assert found == [users[1]]
+    assert found[0].username == "bob" and not found[0]._state.adding
+
+
+def test_a_value_the_query_does_not_take_as_a_parameter_stops_it():
+    _users(["ann"])
+    ignored = Compiled(lambda user: get_user_model().objects.filter(pk__gt=0).values("pk"), "user")
+    with pytest.raises(ValueError, match="user"):
+        ignored.rows(user=1)
