@@ -61,13 +61,12 @@ from django.contrib.auth.models import AnonymousUser
 from django.core.cache import cache
 from django.db import connection, transaction
 from django.http import HttpRequest, HttpResponse
-from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.http import http_date
-from django.utils.safestring import SafeString, mark_safe
 
 from catalogue.models import Authorship, Citation, Work, WorkSimilarity
 from config.sites import site_url
+from pages.slots import Slots
 
 PAGE_TIMEOUT = 3600
 HEADERS_KEPT = ("Content-Type", "Content-Language", "Cache-Control", "Link")
@@ -401,42 +400,8 @@ def entry_records(work_ids: list[int]) -> list[Record]:
     return [("work", pk) for pk in work_ids]
 
 
-# Pages shared by every visitor, with the parts drawn for each visitor left as slots.
-
-
-class Slots:
-    """Stand-ins for the parts of a page drawn for each visitor: ``{{ slots.account }}``.
-
-    A slot is an HTML comment holding a random token of its own page, so no text
-    of a record (a title, a name) can pass for one.
-    """
-
-    def __init__(self) -> None:
-        self.nonce = uuid.uuid4().hex
-
-    def __getitem__(self, name: str) -> SafeString:
-        return mark_safe(f"<!--slot:{self.nonce}:{name}-->")  # noqa: S308 - no outside text
-
-
-def slots_fill(body: str, nonce: str, parts: dict[str, str]) -> str:
-    """``body`` with each slot replaced by the part of that name."""
-    for name, html in parts.items():
-        body = body.replace(f"<!--slot:{nonce}:{name}-->", html)
-    return body
-
-
-def slots_render(request: HttpRequest, parts: dict[str, tuple[str, dict]]) -> dict[str, str]:
-    """Each slot's template rendered for this visitor: {name: (template, context)}."""
-    return {name: render_to_string(t, context, request) for name, (t, context) in parts.items()}
-
-
-def slots_answer(request: HttpRequest, body: str, nonce: str, **parts) -> HttpResponse:
-    """The shared page with the account menu, the messages and ``parts`` drawn for this visitor.
-
-    ``parts``: {slot name: (template, context)}, as ``slots_render`` takes them.
-    """
-    parts = {"account": ("_account_nav.html", {}), "messages": ("_messages.html", {}), **parts}
-    return HttpResponse(slots_fill(body, nonce, slots_render(request, parts)))
+# Pages shared by every visitor, with the parts drawn for each visitor left as slots
+# (``pages.slots``).
 
 
 def _as_anyone(request: HttpRequest) -> HttpRequest:
@@ -478,13 +443,27 @@ def shared_page(kind: str, pk: int, request: HttpRequest, build: SharedBuild) ->
     session or a CSRF token, or a query the page does not read, is not kept; nor is a
     page drawn ahead of its visitors (``DRAWN_AHEAD``), which keeps it elsewhere.
     """
+    return shared_kept(kind, pk, request) or shared_drawn(kind, pk, request, build)
+
+
+def _shared_key(kind: str, pk: int, request: HttpRequest) -> str | None:
     ahead = getattr(request, DRAWN_AHEAD, False)
     key = page_key(kind, pk, request) if settings.PAGE_CACHE and not ahead else None
-    if key is not None:
-        key = f"shared:{key}"
-        entry = cache.get(key)
-        if _fresh(entry):
-            return SharedPage(entry["body"], entry["nonce"], entry["versions"])
+    return None if key is None else f"shared:{key}"
+
+
+def shared_kept(kind: str, pk: int, request: HttpRequest) -> SharedPage | None:
+    """The record's shared page as ``shared_page`` keeps it, or None where none is kept."""
+    key = _shared_key(kind, pk, request)
+    entry = cache.get(key) if key is not None else None
+    if _fresh(entry):
+        return SharedPage(entry["body"], entry["nonce"], entry["versions"])
+    return None
+
+
+def shared_drawn(kind: str, pk: int, request: HttpRequest, build: SharedBuild) -> SharedPage:
+    """The record's shared page drawn now (``shared_page``), and kept where it may be."""
+    key = _shared_key(kind, pk, request)
     slots, visitor = Slots(), _as_anyone(request)
     body, versions = build(visitor, slots)  # read NAMES with the page's other versions
     if key is not None and _nothing_personal(visitor):

@@ -127,6 +127,10 @@ class ResearcherPage(ListingDrawing):
     works section's; ``generation`` names the templates, static files and parts.
     """
 
+    # Where the parts drawn for its visitor landed in the page (``pages.slots.spans_text``),
+    # so that the page serves other visitors too, with their own parts in those places.
+    slots = models.TextField(blank=True)
+
     def __str__(self) -> str:
         return f"page of researcher {self.author_id}"
 

@@ -31,11 +31,11 @@ from collections.abc import Callable, Iterable
 from django.http import HttpResponse
 
 from catalogue.models import Author, Authorship
-from pages import kept, researcher_summaries, researcher_works, whole
+from pages import kept, researcher_summaries, researcher_works, slots, whole
 from pages.models import ResearcherPage
 
 # Raise when the drawing code changes what a page holds: every kept one is drawn again.
-FORMAT = "1"
+FORMAT = "2"
 
 # Told the ids of the works a page lists, before its HTML is read.
 Listing = Callable[[list[int]], None]
@@ -54,15 +54,33 @@ def kept_page(pk: int, slug: str, listing: Listing) -> str | None:
     where the visit is not the page's own (a record merged away or deleted, another
     address). The ids the page lists are read first, with the record's state, then its
     HTML where they are still the same; ``listing(ids)`` is told them in between."""
+    found = _kept(pk, slug, listing, ("html",))
+    return None if found is None else found[0]
 
+
+def kept_for_anyone(
+    pk: int, slug: str, listing: Listing, parts: Callable[[], dict[str, str]]
+) -> str | None:
+    """The researcher's kept page as another visitor sees it (signed in, or with a
+    cookie): the parts a visitor without a cookie sees in it replaced by ``parts()``
+    (``pages.slots.visitor_parts``), or None as for ``kept_page``."""
+    found = _kept(pk, slug, listing, ("html", "slots"))
+    spans = None if found is None else slots.spans_read(found[1])
+    if spans is None:
+        return None
+    return slots.refill(found[0], spans, parts())
+
+
+def _kept(pk: int, slug: str, listing: Listing, columns: tuple[str, ...]) -> tuple | None:
     def own(state: tuple) -> bool:
         merged_into, deleted, name = state
         return merged_into is None and not deleted and slug == Author(display_name=name).slug
 
-    return whole.kept_html(
+    return whole.kept_columns(
         ResearcherPage,
         pk,
         generation(),
+        columns,
         listed="shown",
         state=("merged_into_id", "is_deleted", "display_name"),
         own=own,
@@ -71,9 +89,14 @@ def kept_page(pk: int, slug: str, listing: Listing) -> str | None:
 
 
 def keep_if_possible(pk: int, response: HttpResponse, shown: list[int], versions: dict) -> bool:
-    """Keep the page a visit drew (``response``), listing ``shown``, drawn under
-    ``versions``: see ``whole.keep_checked``."""
-    fields = {"html": response.content.decode(), "shown": " ".join(map(str, shown))}
+    """Keep the page a visit drew (``response``, drawn by ``pages.slots.answer``),
+    listing ``shown``, drawn under ``versions``: see ``whole.keep_checked``. Where its
+    visitor's parts landed is kept too, for other visitors' parts (``kept_for_anyone``)."""
+    fields = {
+        "html": response.content.decode(),
+        "shown": " ".join(map(str, shown)),
+        "slots": slots.spans_text(getattr(response, slots.SPANS)),
+    }
     return whole.keep_checked(ResearcherPage, pk, fields, generation(), versions)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import fields
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
@@ -12,7 +13,7 @@ from django.template.loader import render_to_string
 from catalogue.identifiers import normalize_openalex_id, normalize_orcid, openalex_is_local
 from catalogue.models import Author
 from pages import cache as pagecache
-from pages import researcher_pages, researcher_summaries, researcher_works, whole
+from pages import researcher_pages, researcher_summaries, researcher_works, slots, whole
 from pages.models import ResearcherPage
 from pages.researcher_page import (
     author_shown,
@@ -38,11 +39,8 @@ def researcher_detail(request: HttpRequest, pk: int, slug: str = "") -> HttpResp
     # Versions first: whatever the page shows is kept under them, so it is read after.
     own_version = pagecache.own_versions(request, "author", pk)
     plain = whole.plain_visit(request)
-    if plain:  # as most visitors arrive: the page kept whole, if it is
-        versions = dict(own_version)
-        html = researcher_pages.kept_page(pk, slug, lambda ids: versions.update(_listed(ids)))
-        if html is not None:
-            return pagecache.answer_shows(HttpResponse(html), versions)
+    if plain and (kept := _kept_whole(pk, slug, own_version, researcher_pages.kept_page)):
+        return kept  # as most visitors arrive: the page kept whole
     # What the page shows of the record around its kept parts, read once: for the
     # visitor's panels, and for the shared page where it is not kept.
     author = author_shown(pk)
@@ -51,9 +49,21 @@ def researcher_detail(request: HttpRequest, pk: int, slug: str = "") -> HttpResp
         return _redirect_keeping_query(request, author.merged_into, permanent=False)
     if slug != author.slug:
         return _redirect_keeping_query(request, author, permanent=True)
+    shared = pagecache.shared_kept("author", author.pk, request)
+    if shared is None and not plain and not request.GET and settings.PAGE_CACHE:
+        # A member, say, at a page nobody asked for lately: the page kept whole for
+        # visitors without a cookie, with this visitor's parts in it.
+        def parts() -> dict[str, str]:
+            return slots.visitor_parts(request, actions=_actions(author, request))
+
+        def kept_for(pk: int, slug: str, listing) -> str | None:
+            return researcher_pages.kept_for_anyone(pk, slug, listing, parts)
+
+        if kept := _kept_whole(pk, slug, own_version, kept_for):
+            return kept
     drawn = {}  # what this visit drew the shared page from, where it did
 
-    def build(visitor: HttpRequest, slots: pagecache.Slots) -> tuple[str, dict]:
+    def build(visitor: HttpRequest, stand_ins: slots.Slots) -> tuple[str, dict]:
         versions = dict(own_version)
 
         def listing(ids: list[int]) -> None:  # the listed works' versions, before their rows
@@ -71,21 +81,29 @@ def researcher_detail(request: HttpRequest, pk: int, slug: str = "") -> HttpResp
             drawn["shown"] = section.shown
         summary = researcher_summaries.summary_for(author)  # the record, kept
         drawn["settled"] = summary.settled
-        context |= {"summary": summary, "slots": slots}
+        context |= {"summary": summary, "slots": stand_ins}
         return render_to_string("profiles/researcher_detail.html", context, visitor), versions
 
-    shared = pagecache.shared_page("author", author.pk, request, build)
-    viewer = researcher_viewer(author=author, viewer=request.user)
-    actions = {field.name: getattr(viewer, field.name) for field in fields(viewer)}
-    response = pagecache.slots_answer(
-        request,
-        shared.body,
-        shared.nonce,
-        actions=("profiles/_researcher_actions.html", {"author": author, **actions}),
-    )
+    shared = shared or pagecache.shared_drawn("author", author.pk, request, build)
+    response = slots.answer(request, shared.body, shared.nonce, actions=_actions(author, request))
     if plain and drawn.get("settled") and pagecache.cacheable_response(request, response):
         researcher_pages.keep_if_possible(pk, response, drawn["shown"], shared.versions)
     return pagecache.answer_shows(response, shared.versions)
+
+
+def _kept_whole(pk: int, slug: str, own_version: dict, kept) -> HttpResponse | None:
+    """The page kept whole as ``kept(pk, slug, listing)`` reads it, answered with the
+    versions it shows (the record's, then the listed works'), or None."""
+    versions = dict(own_version)
+    html = kept(pk, slug, lambda ids: versions.update(_listed(ids)))
+    return None if html is None else pagecache.answer_shows(HttpResponse(html), versions)
+
+
+def _actions(author: Author, request: HttpRequest) -> tuple[str, dict]:
+    """The visitor's follow, claim and other panels, as a slot's template and context."""
+    viewer = researcher_viewer(author=author, viewer=request.user)
+    panels = {field.name: getattr(viewer, field.name) for field in fields(viewer)}
+    return ("profiles/_researcher_actions.html", {"author": author, **panels})
 
 
 def _listed(work_ids: list[int]) -> pagecache.Versions:

@@ -78,8 +78,26 @@ def kept_html(
     own: Callable[[tuple], bool],
     listing: Callable[[str], None],
 ) -> str | None:
-    """The HTML of the record's page kept whole (a ``model`` row of ``generation``), or
-    None where there is none or where the visit is not the page's own.
+    """The HTML of the record's page kept whole: ``kept_columns`` of ``("html",)``."""
+    found = kept_columns(
+        model, pk, generation, ("html",), listed=listed, state=state, own=own, listing=listing
+    )
+    return None if found is None else found[0]
+
+
+def kept_columns(
+    model: type[Model],
+    pk: int,
+    generation: str,
+    columns: Sequence[str],
+    *,
+    listed: str,
+    state: Sequence[str],
+    own: Callable[[tuple], bool],
+    listing: Callable[[str], None],
+) -> tuple | None:
+    """The ``columns`` of the record's page kept whole (a ``model`` row of
+    ``generation``), or None where there is none or where the visit is not the page's own.
 
     The row's ``listed`` column (what the page lists, whose page versions it is kept
     under) is read first with the record's ``state`` columns; ``own(state)`` says
@@ -90,9 +108,9 @@ def kept_html(
     quote = connection.ops.quote_name
     key = model._meta.pk
     record = key.related_model
-    columns = ", ".join(f"r.{quote(column)}" for column in state)
+    states = ", ".join(f"r.{quote(column)}" for column in state)
     sql = (
-        f"SELECT p.{quote(listed)}, {columns} FROM {quote(model._meta.db_table)} p"  # noqa: S608
+        f"SELECT p.{quote(listed)}, {states} FROM {quote(model._meta.db_table)} p"  # noqa: S608
         f" JOIN {quote(record._meta.db_table)} r ON r.{quote(record._meta.pk.column)}"
         f" = p.{quote(key.column)} WHERE p.{quote(key.column)} = %s AND p.generation = %s"
     )
@@ -102,10 +120,10 @@ def kept_html(
     if found is None or not own(found[1:]):
         return None
     listing(found[0])
-    row = kept.kept_row(model, pk, generation, ("html", listed))
-    if row is None or row[1] != found[0]:
+    row = kept.kept_row(model, pk, generation, (*columns, listed))
+    if row is None or row[-1] != found[0]:
         return None
-    return row[0]
+    return row[:-1]
 
 
 def draw_ahead(view, records: Sequence[Model], model: type[Model], generation: str) -> int:

@@ -18,7 +18,7 @@ from catalogue.models import Author, ReferencePreview, Source, SourceRecord, Wor
 from exports import lists as list_exports
 from exports import work as exports
 from pages import cache as pagecache
-from pages import similar, summaries, whole, work_pages
+from pages import similar, slots, summaries, whole, work_pages
 from pages.conditional import conditional, work_records
 from pages.models import WorkPage
 from search import names as name_search
@@ -121,15 +121,15 @@ def search(request: HttpRequest) -> HttpResponse:
     if reference := identifiers.parse_reference(query):
         return redirect(_reference_target(*reference))
 
-    def build(visitor: HttpRequest, slots: pagecache.Slots) -> tuple[str, dict]:
+    def build(visitor: HttpRequest, stand_ins: slots.Slots) -> tuple[str, dict]:
         versions = pagecache.versions_current([pagecache.SEARCH])  # before the rows
-        context = {"form": form, "query": query, "slots": slots}
+        context = {"form": form, "query": query, "slots": stand_ins}
         if query:
             context |= _search_results(visitor, form, query)
         return render_to_string("publications/search.html", context, visitor), versions
 
     shared = pagecache.shared_page(*pagecache.SEARCH, request, build)
-    return not_indexed(pagecache.slots_answer(request, shared.body, shared.nonce))
+    return not_indexed(slots.answer(request, shared.body, shared.nonce))
 
 
 def not_indexed(response: HttpResponse) -> HttpResponse:

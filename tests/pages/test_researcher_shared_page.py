@@ -9,6 +9,7 @@ from django.test import Client, RequestFactory
 from django.test.utils import CaptureQueriesContext
 
 from pages import cache as pagecache
+from pages import slots
 from profiles.claims.ownership import work_pin
 from profiles.models import Follow, Profile
 from tests.people import signed_in, work_of
@@ -95,12 +96,12 @@ def test_a_shared_page_that_used_the_csrf_token_is_not_kept():
     request = RequestFactory().get("/researchers/1/")
     built = []
 
-    def build(visitor, slots):
+    def build(visitor, stand_ins):
         built.append(1)
         token = get_token(visitor) if len(built) < 3 else ""
-        return f"page {token} {slots['account']}", {}
+        return f"page {token} {stand_ins['account']}", {}
 
     for _ in range(4):
         body, nonce, _ = pagecache.shared_page("author", 1, request, build)
-        assert pagecache.slots_fill(body, nonce, {"account": "NAV"}).endswith("NAV")
+        assert slots.fill(body, nonce, {"account": "NAV"}).endswith("NAV")
     assert len(built) == 3  # kept only once it no longer asked for the token
