@@ -18,7 +18,6 @@ from profiles.models import Claim, Profile
 from tests.factories import (
     AuthorFactory,
     AuthorshipFactory,
-    InstitutionFactory,
     UserFactory,
     WorkFactory,
 )
@@ -27,16 +26,9 @@ pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("page_cache")]
 
 
 @pytest.fixture
-def author():
-    """A researcher with three works, one shared with a co-author, a place, and figures."""
-    place = InstitutionFactory(name="Kaiser Wilhelm Institute")
-    author = AuthorFactory(display_name="Lise Meitner", last_known_institution=place)
-    for number in range(3):
-        work = WorkFactory(title=f"Fission, part {number}", publication_year=1936 + number)
-        AuthorshipFactory(author=author, work=work, position=0)
-    AuthorshipFactory(author=AuthorFactory(display_name="Otto Frisch"), work=work, position=1)
-    author_metrics_refresh(author_ids=[author.pk])
-    return author
+def author(meitner):
+    """The researcher these tests show (``conftest.meitner``)."""
+    return meitner
 
 
 def visit(author, client=None) -> str:

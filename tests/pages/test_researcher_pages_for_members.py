@@ -10,25 +10,21 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from catalogue.metrics import author_metrics_refresh
 from pages import researcher_pages, slots
 from pages.models import ResearcherPage
 from profiles.following.services import follow_create
-from tests.factories import AuthorFactory, AuthorshipFactory, UserFactory, WorkFactory
+from tests.factories import UserFactory
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("page_cache")]
 
-TOKEN = re.compile(r'(name="csrfmiddlewaretoken" value=")[^"]+"')
-
 
 @pytest.fixture
-def author():
-    author = AuthorFactory(display_name="Chien-Shiung Wu")
-    for number in range(3):
-        work = WorkFactory(title=f"Parity, part {number}", publication_year=1956 + number)
-        AuthorshipFactory(author=author, work=work, position=0)
-    author_metrics_refresh(author_ids=[author.pk])
-    return author
+def author(meitner):
+    """The researcher these tests show (``conftest.meitner``)."""
+    return meitner
+
+
+TOKEN = re.compile(r'(name="csrfmiddlewaretoken" value=")[^"]+"')
 
 
 def member_page(client, author) -> tuple[str, list[str]]:
@@ -74,17 +70,17 @@ def test_each_member_sees_only_their_own_parts(author):
 def test_a_member_meets_a_change_at_once(author):
     Client().get(author.get_absolute_url())
     work = author.authorships.order_by("work__publication_year").first().work
-    work.title = "Parity, revised"
+    work.title = "Fission, revised"
     work.save()
     served, _ = member_page(signed_in(), author)
-    assert "Parity, revised" in served and "Parity, part 0" not in served
+    assert "Fission, revised" in served and "Fission, part 0" not in served
 
 
 def test_a_kept_page_without_its_slots_is_not_served(author):
     Client().get(author.get_absolute_url())
     ResearcherPage.objects.update(slots="", html="<p>stale</p>")
     served, _ = member_page(signed_in(), author)
-    assert "stale" not in served and "Parity, part 2" in served
+    assert "stale" not in served and "Fission, part 2" in served
 
 
 def test_a_page_kept_whole_says_where_its_parts_landed(author):

@@ -20,6 +20,12 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
+def author(meitner):
+    """The researcher these tests show (``conftest.meitner``)."""
+    return meitner
+
+
+@pytest.fixture
 def drawn(monkeypatch):
     """The ids of the researchers whose sections were drawn, one a draw."""
     seen = []
@@ -31,18 +37,6 @@ def drawn(monkeypatch):
 
     monkeypatch.setattr(researcher_works, "draw", counting)
     return seen
-
-
-@pytest.fixture
-def author():
-    """A researcher with three works, one shared with a co-author, and computed figures."""
-    author = AuthorFactory(display_name="Lise Meitner")
-    for number in range(3):
-        work = WorkFactory(title=f"Fission, part {number}", publication_year=1936 + number)
-        AuthorshipFactory(author=author, work=work, position=0)
-    AuthorshipFactory(author=AuthorFactory(display_name="Otto Frisch"), work=work, position=1)
-    author_metrics_refresh(author_ids=[author.pk])
-    return author
 
 
 def page(client, author, query: str = "") -> str:
