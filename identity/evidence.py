@@ -41,6 +41,8 @@ SUBJECT_CAP = 2.5  # most that a shared subject (topics, venue, references, word
 COAUTHORS_BY_CHANCE = 30  # co-authors of a group beyond which one shared says less
 BYLINES_PER_PERSON = 10  # to turn bylines of one name into a number of people bearing it
 COAUTHORS_APART = 8  # co-authors each of two groups must have for none shared to count
+INSTITUTIONS_APART = 0.5  # institution ids on both sides, none shared: against
+PLACES_APART = 1.0  # printed places on both sides (no ids), no word shared: against
 SOURCE_APART = 2.0  # what two source author ids say against one person (see ``weigh``)
 
 
@@ -318,7 +320,11 @@ def _coauthor_evidence(a: Profile, b: Profile, freq: Frequencies, reasons) -> fl
 
 def _affiliation_evidence(a: Profile, b: Profile, freq: Frequencies, reasons) -> float:
     """A shared institution (id, or a distinctive word of the printed affiliation),
-    weighed by how few bylines carry it: a small institute says more than a big one."""
+    weighed by how few bylines carry it: a small institute says more than a big one.
+    Two sides that each name places and share none are likelier two people. Printed
+    places weigh more against than institution ids do (chosen on the generated sets,
+    the real set unchanged): a source gives one byline several ids (a department,
+    its university) that another byline of the same person lacks."""
     institutions = a.institutions & b.institutions
     words = a.affiliation_words & b.affiliation_words
     weight = max((freq.byline_weight(freq.institutions, i, 1.0) for i in institutions), default=0)
@@ -328,7 +334,12 @@ def _affiliation_evidence(a: Profile, b: Profile, freq: Frequencies, reasons) ->
         if word_weight > weight:
             weight, best = word_weight, word
     if weight <= 0:
-        return -0.5 if a.institutions and b.institutions else 0.0
+        if a.institutions and b.institutions:
+            return -INSTITUTIONS_APART
+        if a.affiliation_words and b.affiliation_words and not words:
+            _say(reasons, "no place in common")
+            return -PLACES_APART
+        return 0.0
     if reasons is not None:
         reasons.append(_affiliation_reason(a, b, {best} if best else words))
     return weight

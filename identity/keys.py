@@ -18,7 +18,7 @@ from identity.names import Name, first_form, fold, parse_name
 from identity.tables import GENERIC_WORDS, STOP_WORDS
 
 _WORD = re.compile(r"[a-z][a-z0-9]+")
-AFFILIATION_CAP = 3.0  # most that a shared institution adds
+AFFILIATION_CAP = 3.5  # most that a shared institution adds
 FEW_BYLINES = 20  # a key held by no more bylines than this is never a frequent one
 CROWDED_SURNAME = 5  # distinct first names on one surname that make it a frequent one
 SMALL_SAMPLE = 200  # works (or bylines) below which shares of keys are not read as frequencies

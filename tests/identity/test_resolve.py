@@ -1,5 +1,7 @@
 """End to end: bylines in, people and candidates out."""
 
+import pytest
+
 from identity import Byline, resolve
 from identity.evidence import profile_of, weigh
 from identity.keys import Frequencies
@@ -112,3 +114,24 @@ def test_a_small_institute_says_more_than_a_shared_subject_can():
     frequent = freq.byline_weight(freq.affiliation_words, "everywhere", 0.0)
     assert rare == AFFILIATION_CAP > SUBJECT_CAP
     assert frequent < 0.5
+
+
+def test_two_sides_printing_places_and_sharing_none_weigh_less():
+    """Two bylines that each print a place, none shared, are likelier two people than
+    two bylines of which one prints no place; and the reason says so."""
+    from identity.evidence import PLACES_APART
+
+    def byline(number, place):
+        return Byline(
+            f"b{number}", "A. Smith", f"W{number}", affiliations=(place,) if place else ()
+        )
+
+    bylines = [byline(1, VERMONT), byline(2, XALAPA), byline(3, "")]
+    freq = Frequencies()
+    for one in bylines:
+        freq.add(profile_of(one))
+    vermont, xalapa, nowhere = (profile_of(one) for one in bylines)
+    apart = weigh(vermont, xalapa, freq, explain=True)
+    unknown = weigh(vermont, nowhere, freq, explain=True)
+    assert apart.logit == pytest.approx(unknown.logit - PLACES_APART)
+    assert "no place in common" in apart.reasons and "no place in common" not in unknown.reasons
