@@ -421,15 +421,9 @@ def claim_panel_state(*, author: Author, user) -> PanelState:
     return PanelState(holder, mine, elsewhere)
 
 
-def _holding(author: Author) -> Q:
-    """The claims on ``author`` by which it may be held: approved ones, and the waiting
-    ones of the user of its profile (read with the record)."""
-    profile = getattr(author, "profile", None)
-    return _held_by(author.pk, profile.user_id if profile is not None else None)
-
-
-def _held_by(author: int, holder: int | None) -> Q:
-    """``_holding`` for the record ``author`` whose profile's user is ``holder``, if any."""
+def _holding(author: int, holder: int | None) -> Q:
+    """The claims on the record ``author`` by which it may be held: approved ones, and
+    the waiting ones of ``holder``, the user of its profile (read with the record), if any."""
     wanted = Q(author_id=author, status=Claim.Status.APPROVED)
     if holder is not None:
         wanted |= Q(author_id=author, status__in=Claim.WAITING_STATUSES, user_id=holder)
@@ -440,7 +434,7 @@ def _claims_seen(author: int, user: int, holder: int | None = None):
     """The claims a signed-in ``user``'s claim panel on ``author``'s page weighs: those
     that may hold the record, theirs on it, and their active ones elsewhere."""
     wanted = (
-        _held_by(author, holder)
+        _holding(author, holder)
         | Q(user_id=user, author_id=author)
         | Q(user_id=user, status__in=Claim.ACTIVE_STATUSES)
     )
@@ -462,7 +456,8 @@ def _record_holder(author: Author) -> Claim | None:
     if hasattr(author, HOLDER_READ):
         held = getattr(author, HOLDER_READ)
         return None if held is None else Claim.objects.filter(pk=held).first()
-    return Claim.objects.filter(_holding(author)).order_by("-created_at").first()
+    holder = getattr(getattr(author, "profile", None), "user_id", None)
+    return Claim.objects.filter(_holding(author.pk, holder)).order_by("-created_at").first()
 
 
 # The attribute of an author read with the id of the claim holding it (``holder_read``).
