@@ -28,9 +28,10 @@ import heapq
 import math
 import multiprocessing
 from collections import defaultdict
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from identity.attach import attach
+from identity.circles import with_coauthor_ids
 from identity.evidence import NEVER, Byline, Evidence, Profile, name_level, profile_of, weigh
 from identity.keys import Frequencies
 from identity.names import INCOMPATIBLE, first_form, parse_name
@@ -403,18 +404,6 @@ def blocks_of(bylines: list[Byline], profiles: list[Profile]) -> list[list[int]]
     return [grouped[k] for k in sorted(grouped)]
 
 
-def with_coauthor_ids(bylines: list[Byline], records: dict[str, int]) -> list[Byline]:
-    """The bylines, each told which records the other authors of its work resolved to."""
-    by_work: dict[str, list[Byline]] = defaultdict(list)
-    for byline in bylines:
-        by_work[byline.work_id].append(byline)
-    linked = []
-    for byline in bylines:
-        others = [f"~{records[o.id]}" for o in by_work[byline.work_id] if o.id != byline.id]
-        linked.append(replace(byline, coauthor_ids=(*byline.coauthor_ids, *others)))
-    return linked
-
-
 def resolve(
     bylines,
     cannot_link=(),
@@ -422,6 +411,7 @@ def resolve(
     jobs: int = 1,
     rounds: int = 2,
     together=(),
+    records: int = 0,
 ) -> Resolution:
     """Group bylines into people; ``cannot_link`` lists pairs of byline ids kept apart,
     ``together`` lists groups of byline ids that start as one person (a group may still
@@ -429,7 +419,10 @@ def resolve(
 
     After a first round, each byline learns which record its co-authors went
     to, and the next round counts a co-author shared by record, not by name:
-    "Y. Wang" on two works is one person when both went to one record.
+    "Y. Wang" on two works is one person when both went to one record, and
+    co-authors who wrote with each other's co-authors count too (``circles``).
+    ``records``: how many records the co-author ids given on the bylines are drawn
+    from (all the records held); after a round, at least that round's clusters.
     Blocks are shared out over ``jobs`` processes.
     """
     original = list(bylines)
@@ -438,10 +431,11 @@ def resolve(
     for left, right in cannot_link:
         cannot[left].add(right)
         cannot[right].add(left)
-    resolution = _resolve_round(original, cannot, thresholds, jobs, joined)
+    resolution = _resolve_round(original, cannot, thresholds, jobs, joined, records)
     for _ in range(rounds - 1):
         linked = with_coauthor_ids(original, resolution.cluster_of())
-        resolution = _resolve_round(linked, cannot, thresholds, jobs, joined)
+        known = max(records, len(resolution.clusters))
+        resolution = _resolve_round(linked, cannot, thresholds, jobs, joined, known)
     return resolution
 
 
@@ -467,9 +461,11 @@ def _chunks(blocks: list[list[int]], jobs: int) -> list[list[list[int]]]:
     return [c for c in chunks if c]
 
 
-def _resolve_round(bylines, cannot, thresholds: Thresholds, jobs: int, together) -> Resolution:
+def _resolve_round(
+    bylines, cannot, thresholds: Thresholds, jobs: int, together, records: int
+) -> Resolution:
     profiles = [profile_of(b) for b in bylines]
-    freq = Frequencies()
+    freq = Frequencies(records=records)
     for profile in profiles:
         freq.add(profile)
     blocks = blocks_of(bylines, profiles)

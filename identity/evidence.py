@@ -44,6 +44,8 @@ COAUTHORS_APART = 8  # co-authors each of two groups must have for none shared t
 INSTITUTIONS_APART = 0.5  # institution ids on both sides, none shared: against
 PLACES_APART = 1.0  # printed places on both sides (no ids), no word shared: against
 SOURCE_APART = 2.0  # what two source author ids say against one person (see ``weigh``)
+CIRCLE_CAP = 2.5  # most that co-authors who wrote with the other side's co-authors add
+CIRCLE_CHANCE = 2.0  # log of how many times chance those links must exceed to count
 
 
 @dataclass(slots=True)
@@ -64,6 +66,7 @@ class Byline:
     orcid: str = ""
     source_author_id: str = ""
     coauthor_ids: tuple[str, ...] = ()  # the records co-authors are already linked to, if any
+    circle_ids: tuple[str, ...] = ()  # records those wrote with (``identity.circles``)
 
 
 @dataclass(slots=True)
@@ -75,6 +78,7 @@ class Profile:
     works: set[str] = field(default_factory=set)
     coauthors: dict[str, set[str]] = field(default_factory=dict)  # block key -> first names
     coauthor_ids: set[str] = field(default_factory=set)  # records the co-authors resolve to
+    circle_ids: set[str] = field(default_factory=set)  # records those records wrote with
     institutions: set[str] = field(default_factory=set)
     affiliation_words: set[str] = field(default_factory=set)
     affiliations: list[str] = field(default_factory=list)
@@ -98,6 +102,7 @@ class Profile:
         for key, forms in other.coauthors.items():
             self.coauthors.setdefault(key, set()).update(forms)
         self.coauthor_ids |= other.coauthor_ids
+        self.circle_ids |= other.circle_ids
         self.institutions |= other.institutions
         self.affiliation_words |= other.affiliation_words
         self.affiliations.extend(a for a in other.affiliations if a not in self.affiliations)
@@ -124,6 +129,7 @@ def profile_of(byline: Byline) -> Profile:
         works={byline.work_id},
         coauthors=coauthors,
         coauthor_ids=set(byline.coauthor_ids),
+        circle_ids=set(byline.circle_ids),
         institutions={i for i in byline.institutions if i},
         affiliation_words=affiliation_words(byline.affiliations),
         affiliations=[a for a in byline.affiliations if a][:3],
@@ -309,13 +315,34 @@ def _coauthor_evidence(a: Profile, b: Profile, freq: Frequencies, reasons) -> fl
         if known >= COAUTHORS_APART:
             _say(reasons, "no co-author in common")
             return -min(3.0, known / COAUTHORS_APART)
-        return 0.0
+        return _circle_evidence(a, b, freq, reasons)
     count = round(shared) or 1
     _say(reasons, f"{count} shared co-author{'s' if count > 1 else ''}")
     # The more co-authors a group has, the likelier one of them matches by chance.
     crowd = max(len(a.coauthors), len(b.coauthors)) / COAUTHORS_BY_CHANCE
     more = min(max(shared - 1.0, 0.0), 2.0)
     return 5.0 * min(shared, 1.0) + 2.0 * more - 0.7 * math.log(max(crowd, 1.0))
+
+
+def _circle_evidence(a: Profile, b: Profile, freq: Frequencies, reasons) -> float:
+    """Co-authors of one side who wrote other works with co-authors of the other.
+
+    Each side's co-author records meet the other's circle (``identity.circles``) at
+    random as often as the circle is a share of all the records: the links weigh
+    the log of how many times that chance they are, less ``CIRCLE_CHANCE`` (one
+    field's groups all meet now and then). Without the number of records, nothing.
+    """
+    if not freq.records:
+        return 0.0
+    links = len(a.coauthor_ids & b.circle_ids) + len(b.coauthor_ids & a.circle_ids)
+    if not links:
+        return 0.0
+    met = len(a.coauthor_ids) * len(b.circle_ids) + len(b.coauthor_ids) * len(a.circle_ids)
+    weight = min(CIRCLE_CAP, math.log(links * freq.records / met) - CIRCLE_CHANCE)
+    if weight <= 0:
+        return 0.0
+    _say(reasons, f"co-authors wrote with each other's co-authors ({links})")
+    return weight
 
 
 def _affiliation_evidence(a: Profile, b: Profile, freq: Frequencies, reasons) -> float:

@@ -10,9 +10,10 @@ from identity.keys import Frequencies
 class Explainer:
     """Weighs bylines against groups of bylines of one resolved set, with reasons."""
 
-    def __init__(self, bylines: list[Byline]):
+    def __init__(self, bylines: list[Byline], records: int = 0):
+        """``records``: as ``resolve`` was given it."""
         self.profiles = {b.id: profile_of(b) for b in bylines}
-        self.freq = Frequencies()
+        self.freq = Frequencies(records=records)
         for profile in self.profiles.values():
             self.freq.add(profile)
         self.crowd = crowd_of(list(self.profiles.values()))

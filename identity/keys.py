@@ -76,6 +76,7 @@ class Frequencies:
     blocks: Counter = field(default_factory=Counter)  # bylines per block
     block_firsts: dict[str, set[str]] = field(default_factory=dict)  # block -> first names
     works_seen: set[str] = field(default_factory=set)
+    records: int = 0  # records co-author ids are drawn from (0: unknown)
 
     def add(self, profile) -> None:
         """Count a byline: its affiliation once per byline, its work's keys once per work."""

@@ -16,6 +16,7 @@ from catalogue.identifiers import normalize_name
 from catalogue.models import MergeCandidate
 from identity import Byline, Explainer, Thresholds, resolve
 from identity.names import block_key
+from ingestion.people.circles import records_held, with_circles
 from ingestion.people.records import (
     anchor_id,
     block_records,
@@ -105,7 +106,8 @@ def place(
         stored.append(replace(byline, source_author_id=""))
     held = {(b.work_id, b.source_author_id) for b in stored}
     fresh_anchors = [a for a in anchors if (a.work_id, a.source_author_id) not in held]
-    bylines = [*stored, *fresh_anchors, *newcomers]
+    bylines = with_circles([*stored, *fresh_anchors, *newcomers])
+    held = records_held()
     known = {r.pk for r in records}
     cannot = [
         (byline_id, anchor_id(pk))
@@ -113,8 +115,10 @@ def place(
         for pk in pks
         if pk in known
     ] + [(anchor_id(a), anchor_id(b)) for a, b in kept_apart(known)]
-    resolution = resolve(bylines, cannot, thresholds, together=list(together.values()))
-    explainer = Explainer(bylines)
+    resolution = resolve(
+        bylines, cannot, thresholds, together=list(together.values()), records=held
+    )
+    explainer = Explainer(bylines, held)
     owner_of = {b.id: int(b.source_author_id[1:]) for b in bylines if b.source_author_id}
     loose_of = {i: pk for pk, ids in together.items() for i in ids}
     fresh = {b.id for b in newcomers}
