@@ -174,6 +174,8 @@ def build(args, env) -> None:
         # The list entries an import's follow-up tasks draw (pages.entries).
         ("draw_entries", "pages_workentry", ["draw_entries"]),
     ]
+    # Kept pages name the collected static files (their hashed names): collect first.
+    step("collectstatic", PYTHON, "manage.py", "collectstatic", "--noinput", "-v0", env=env)
     for label, table, command in computes:
         if args.no_similarities and command == ["compute_similarities"]:
             continue
