@@ -11,6 +11,12 @@ Only values the ORM passes as parameters can vary this way (a primary key, a
 number): building fails loudly where a stand-in does not come out as exactly the
 parameters it should, so a query that would be run with a stale value is never
 kept.
+
+``instances`` reads the rows as the ORM's own iteration of the query would: the
+model's instances with the related rows it selects (``select_related``) and its
+annotations, each value through the database's converters. The compiler that
+built the SQL is kept for that: what it noted while building (the columns
+selected, where each related model's columns start) does not change between runs.
 """
 
 from __future__ import annotations
@@ -20,6 +26,8 @@ from threading import Lock
 
 from django.db import connections
 from django.db.models import QuerySet
+from django.db.models.query import get_related_populators
+from django.db.models.sql.compiler import SQLCompiler
 
 # Stand-ins no real value takes: negative, yet within a 32-bit column (the ORM
 # finds no row at all for a value outside the column's range, and builds no SQL).
@@ -32,16 +40,16 @@ class Compiled:
 
     def __init__(self, build: Callable[..., QuerySet], *names: str):
         self.build, self.names = build, names
-        self._built: dict[str, tuple[str, list, dict[int, str]]] = {}
+        self._built: dict[str, tuple[str, list, dict[int, str], SQLCompiler]] = {}
         self._lock = Lock()
 
-    def _sql(self, using: str) -> tuple[str, list, dict[int, str]]:
+    def _sql(self, using: str) -> tuple[str, list, dict[int, str], SQLCompiler]:
         built = self._built.get(using)
         if built is None:
             with self._lock:
                 stand_ins = {name: _STAND_IN - n for n, name in enumerate(self.names)}
-                query = self.build(**stand_ins).query
-                sql, params = query.get_compiler(using).as_sql()
+                compiler = self.build(**stand_ins).query.get_compiler(using)
+                sql, params = compiler.as_sql()
                 by_value = {value: name for name, value in stand_ins.items()}
                 places = {
                     n: by_value[p] for n, p in enumerate(params) if type(p) is int and p in by_value
@@ -49,22 +57,40 @@ class Compiled:
                 missing = set(self.names) - set(places.values())
                 if missing:
                     raise ValueError(f"not parameters of the query: {sorted(missing)}")
-                built = self._built[using] = (sql, list(params), places)
+                built = self._built[using] = (sql, list(params), places, compiler)
         return built
 
-    def rows(self, using: str = "default", **values) -> list[dict]:
-        sql, params, places = self._sql(using)
+    def _run(self, using: str, values: dict) -> tuple[list[tuple], list[str], SQLCompiler]:
+        sql, params, places, compiler = self._sql(using)
         params = list(params)
         for position, name in places.items():
             params[position] = values[name]
         with connections[using].cursor() as cursor:
             cursor.execute(sql, params)
             names = [column[0] for column in cursor.description]
-            return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+            return cursor.fetchall(), names, compiler
 
-    def instances(self, model, using: str = "default", **values) -> list:
-        """The rows as ``model`` instances, where the query selects the model's rows."""
-        return [
-            model.from_db(using, list(row), list(row.values()))
-            for row in self.rows(using, **values)
-        ]
+    def rows(self, using: str = "default", **values) -> list[dict]:
+        found, names, _ = self._run(using, values)
+        return [dict(zip(names, row, strict=True)) for row in found]
+
+    def instances(self, using: str = "default", **values) -> list:
+        """The rows as instances of the query's model, with the related rows it selects and
+        its annotations (see the module's docstring)."""
+        found, _, compiler = self._run(using, values)
+        info = compiler.klass_info
+        if info is None or compiler.query.values_select:
+            raise ValueError("the query selects no model's rows: read a query of values by rows()")
+        start, end = info["select_fields"][0], info["select_fields"][-1] + 1
+        names = [column[0].target.attname for column in compiler.select[start:end]]
+        related = get_related_populators(info, compiler.select, using)
+        annotations = compiler.annotation_col_map or {}
+        model, objects = info["model"], []
+        for row in compiler.results_iter([found]):
+            instance = model.from_db(using, names, row[start:end])
+            for populator in related:
+                populator.populate(row, instance)
+            for name, position in annotations.items():
+                setattr(instance, name, row[position])
+            objects.append(instance)
+        return objects

@@ -41,6 +41,7 @@ from catalogue.models import (
     Work,
 )
 from config.api import ID_PATTERN, Pagination, StrictQueryParams
+from config.compiled import Compiled
 from pages.api.author_metrics import AuthorMetricsSerializer
 from pages.api.fields import NullForUnknown, PageURLField, PublicationDate, WebURLs, serialized
 from pages.api.filters import (
@@ -273,6 +274,18 @@ class ReferenceSerializer(NullForUnknown, serializers.ModelSerializer):
         return identifiers.openalex_url(citation.cited_openalex_id) or None
 
 
+def _author_detail(author: int):
+    return (
+        Author.objects.visible()
+        .select_related("last_known_institution", "metrics")
+        .defer("search_vector")
+        .filter(pk=author)
+    )
+
+
+_AUTHOR_DETAIL = Compiled(_author_detail, "author")
+
+
 class AuthorViewSet(VersionedRetrieve, StrictQueryParams, viewsets.ReadOnlyModelViewSet):
     """Public author records; the detail carries the author's metrics."""
 
@@ -290,16 +303,12 @@ class AuthorViewSet(VersionedRetrieve, StrictQueryParams, viewsets.ReadOnlyModel
 
     def answer_record(self, request, pk=None, **kwargs):
         """The author as ``AuthorDetailSerializer`` writes it: read in one query with its
-        institution and metrics (no list filters), written by a kept serializer."""
-        author = (
-            Author.objects.visible()
-            .select_related("last_known_institution", "metrics")
-            .defer("search_vector")
-            .filter(pk=int(pk))
-            .first()
-        )
-        if author is None:
+        institution and metrics (no list filters), built once per process
+        (``config.compiled``), written by a kept serializer."""
+        found = _AUTHOR_DETAIL.instances(author=int(pk))
+        if not found:
             raise NotFound()
+        author = found[0]
         self.check_object_permissions(request, author)
         return Response(serialized(AuthorDetailSerializer, author, **self.get_serializer_context()))
 

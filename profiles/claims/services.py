@@ -401,9 +401,9 @@ def claim_panel_state(*, author: Author, user) -> PanelState:
         return PanelState(_record_holder(author), None, None)
     holder_id = getattr(getattr(author, "profile", None), "user_id", None)
     if holder_id is None:
-        found = _CLAIMS_UNHELD.instances(Claim, author=author.pk, user=user.pk)
+        found = _CLAIMS_UNHELD.instances(author=author.pk, user=user.pk)
     else:
-        found = _CLAIMS.instances(Claim, author=author.pk, user=user.pk, holder=holder_id)
+        found = _CLAIMS.instances(author=author.pk, user=user.pk, holder=holder_id)
     holder = mine = elsewhere = None
     for claim in found:
         holding = claim.status == Claim.Status.APPROVED or (
