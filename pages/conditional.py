@@ -54,7 +54,8 @@ def conditional(records_of: RecordsOf):
             response = view(request, *args, **kwargs)
             if response.status_code == 200 and not response.has_header("ETag"):
                 # Noted only for an answer given: a refused query string keeps nothing.
-                since = pagecache.token_since(token)
+                # A token read as noted above keeps that time (no second round trip).
+                since = since or pagecache.token_since(token)
                 response["ETag"], response["Last-Modified"] = etag, http_date(since)
             return response
 

@@ -139,3 +139,17 @@ def test_a_cold_detail_makes_four_round_trips_to_redis(client, redis_commands, k
     client.cookies.clear()
     again = client.get(paths[1], HTTP_IF_NONE_MATCH=first["ETag"])
     assert again.status_code == 304 and again["Last-Modified"] == first["Last-Modified"]
+
+
+def test_an_answer_asked_again_reads_when_it_was_first_seen_and_notes_nothing(
+    client, redis_commands
+):
+    path = f"/api/v1/authors/{full_author(0).pk}/"
+    first = client.get(path)
+    redis_commands.clear()
+    client.cookies.clear()
+    again = client.get(path)
+    assert again.status_code == 200
+    assert again["ETag"] == first["ETag"] and again["Last-Modified"] == first["Last-Modified"]
+    # the throttle's read and write, the page versions, and when the ETag was first seen
+    assert redis_commands == ["GET", "SET", "EVALSHA", "GET"]
