@@ -46,6 +46,8 @@ PLACES_APART = 1.0  # printed places on both sides (no ids), no word shared: aga
 SOURCE_APART = 2.0  # what two source author ids say against one person (see ``weigh``)
 CIRCLE_CAP = 2.5  # most that co-authors who wrote with the other side's co-authors add
 CIRCLE_CHANCE = 2.0  # log of how many times chance those links must exceed to count
+REFERENCES_CAP = 2.0  # most that references shared far beyond chance add past the subject
+REFERENCES_CHANCE = 3.0  # log of how many times chance they must exceed to count
 
 
 @dataclass(slots=True)
@@ -227,6 +229,7 @@ def weigh(
         + _word_evidence(a, b, freq, reasons)
     )
     logit += min(subject, SUBJECT_CAP)
+    logit += _cited_beyond_chance(a, b, level, freq, reasons)
     logit += _year_evidence(a, b, reasons)
     return Evidence(logit, reasons or [], prior)
 
@@ -398,6 +401,33 @@ def _venue_evidence(a: Profile, b: Profile, freq: Frequencies, reasons) -> float
     weight = min(1.5, max(0.0, math.log(0.3 / freq.share(freq.venues, venue))))
     if weight > 0:
         _say(reasons, f"same venue ({venue})")
+    return weight
+
+
+def _cited_beyond_chance(a: Profile, b: Profile, level: int, freq: Frequencies, reasons) -> float:
+    """References shared far beyond what their popularity explains: one reading list.
+
+    Beside the subject (capped with topics and words), two sides that cite many of
+    the same works, most of them seldom cited, share more than a field. By chance
+    the larger side would hold each reference of the smaller as often as that
+    reference is cited among all the citations counted: the shared references
+    weigh the log of how many times that they are, less ``REFERENCES_CHANCE``, up
+    to ``REFERENCES_CAP``. Lab-mates share a reading list too, and a frequent
+    surname with one initial may be two of them: only names agreeing beyond the
+    initials count it.
+    """
+    shared = len(a.references & b.references)
+    if shared < 2 or level < VARIANT or not freq.citations:
+        return 0.0
+    small, large = (a, b) if len(a.references) <= len(b.references) else (b, a)
+    cited = sum(freq.cited[r] for r in small.references)
+    expected = len(large.references) * cited / freq.citations
+    if expected <= 0:  # references the counts never saw: nothing to weigh them by
+        return 0.0
+    weight = min(REFERENCES_CAP, math.log(shared / expected) - REFERENCES_CHANCE)
+    if weight <= 0:
+        return 0.0
+    _say(reasons, f"{shared} references in common, seldom cited together")
     return weight
 
 

@@ -77,6 +77,8 @@ class Frequencies:
     block_firsts: dict[str, set[str]] = field(default_factory=dict)  # block -> first names
     works_seen: set[str] = field(default_factory=set)
     records: int = 0  # records co-author ids are drawn from (0: unknown)
+    cited: Counter = field(default_factory=Counter)  # works citing each reference
+    citations: int = 0  # references counted, all works
 
     def add(self, profile) -> None:
         """Count a byline: its affiliation once per byline, its work's keys once per work."""
@@ -95,6 +97,8 @@ class Frequencies:
             self.venues.update(profile.venues)
             self.words.update(profile.words)
             self.topics.update(profile.topics)
+            self.cited.update(profile.references)
+            self.citations += len(profile.references)
 
     @property
     def works(self) -> int:
