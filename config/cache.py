@@ -25,6 +25,7 @@ import logging
 import os
 import threading
 import time
+import uuid
 
 import redis
 from django.core.cache.backends.base import DEFAULT_TIMEOUT
@@ -47,6 +48,7 @@ METHODS = (
     "delete_many",
     "clear",
     "add_many",
+    "throttle_log",
 )
 
 
@@ -71,17 +73,37 @@ return found
 """
 
 
+# A request logged against a rate: KEYS the log (a sorted set of request times), ARGV
+# now, the duration in seconds, the requests allowed in it, and a name for this request.
+# Times older than the duration go; the request is logged when fewer than the allowed
+# number remain. Returns whether it was, the requests in the log and the oldest time.
+_THROTTLE_LOG = """
+local now, duration = tonumber(ARGV[1]), tonumber(ARGV[2])
+redis.call("ZREMRANGEBYSCORE", KEYS[1], "-inf", now - duration)
+local count = redis.call("ZCARD", KEYS[1])
+local allowed = 0
+if count < tonumber(ARGV[3]) then
+    redis.call("ZADD", KEYS[1], now, ARGV[4])
+    redis.call("PEXPIRE", KEYS[1], math.ceil(duration * 1000))
+    allowed, count = 1, count + 1
+end
+local oldest = redis.call("ZRANGE", KEYS[1], 0, 0, "WITHSCORES")
+return {allowed, count, oldest[2] or ARGV[1]}
+"""
+
+
 class _PooledClient(RedisCacheClient):
     """Django's Redis cache client, with one ``redis.Redis`` kept per server (and pool).
 
-    ``add_many`` sets the keys that have no value and reads every value, in one
-    round trip (a script: one command, one answer).
+    ``add_many`` sets the keys that have no value and reads every value, and
+    ``throttle_log`` logs a request against a rate, each in one round trip (a script:
+    one command, one answer).
     """
 
     def __init__(self, servers, **options):
         super().__init__(servers, **options)
         self._clients = {}
-        self._add_many = None
+        self._add_many = self._throttle_log = None
 
     def get_client(self, key=None, *, write=False):
         index = self._get_connection_pool_index(write)
@@ -101,6 +123,13 @@ class _PooledClient(RedisCacheClient):
         values = [self._serializer.dumps(value) for value in data.values()]
         found = self._add_many(keys=list(data), args=[*values, timeout or ""])
         return {key: self._serializer.loads(value) for key, value in zip(data, found, strict=True)}
+
+    def throttle_log(self, key: str, now: float, duration: int, allowed: int):
+        if self._throttle_log is None:
+            self._throttle_log = self.get_client(None, write=True).register_script(_THROTTLE_LOG)
+        name = f"{now!r}:{uuid.uuid4().hex[:8]}"
+        logged, count, oldest = self._throttle_log(keys=[key], args=[now, duration, allowed, name])
+        return bool(logged), int(count), float(oldest)
 
 
 _shared: dict[tuple, _PooledClient] = {}
@@ -122,13 +151,22 @@ def _pooled(servers, **options) -> _PooledClient:
 
 
 class _Memory(LocMemCache):
-    """The memory cache standing in for Redis, with ``_PooledClient.add_many``."""
+    """The memory cache standing in for Redis, with ``_PooledClient.add_many`` and
+    ``throttle_log``."""
 
     def add_many(self, data: dict, timeout) -> dict:
         return {
             key: value if self.add(key, value, timeout) else self.get(key, value)
             for key, value in data.items()
         }
+
+    def throttle_log(self, key: str, now: float, duration: int, allowed: int):
+        times = [t for t in self.get(key, ()) if t > now - duration]
+        logged = len(times) < allowed
+        if logged:
+            times.append(now)
+            self.set(key, times, duration)
+        return logged, len(times), min(times, default=now)
 
 
 class _FallbackClient:
@@ -210,6 +248,15 @@ class FallbackRedisCache(RedisCache):
         made = {self.make_and_validate_key(key, version=version): key for key in data}
         found = self._cache.add_many({key: data[name] for key, name in made.items()}, timeout)
         return {made[key]: value for key, value in found.items()}
+
+    def throttle_log(
+        self, key: str, now: float, duration: int, allowed: int, version=None
+    ) -> tuple[bool, int, float]:
+        """Log a request at ``now`` under ``key`` unless ``allowed`` requests are logged in
+        the ``duration`` seconds before it, in one round trip. Returns whether it was
+        logged, how many requests the log then holds, and the oldest one's time."""
+        made = self.make_and_validate_key(f"log:{key}", version=version)
+        return self._cache.throttle_log(made, now, duration, allowed)
 
     @property
     def unavailable(self) -> bool:
