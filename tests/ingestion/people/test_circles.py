@@ -1,7 +1,9 @@
 """Circles read from the records held: whom a byline's co-authors' records wrote with."""
 
 import pytest
+from django.db import connection
 
+from catalogue.models import Author
 from identity import Byline
 from identity import evidence as weighing
 from identity.circles import HUB
@@ -53,9 +55,12 @@ def test_a_record_that_wrote_with_everyone_ties_nobody_together():
     assert found[0].circle_ids == (record_key(crowd[0].pk),)  # through Lisa alone
 
 
-def test_the_records_held_are_counted():
+def test_the_records_held_are_counted_or_estimated_from_fresh_statistics():
     circle(["Lisa Brandt", "Nora Quist"])
-    assert records_held() == 2
+    if connection.vendor == "postgresql":  # the planner's estimate, once it has statistics
+        with connection.cursor() as cursor:
+            cursor.execute(f"ANALYZE {Author._meta.db_table}")
+    assert records_held() == Author.objects.count() >= 2
 
 
 def test_a_bare_name_on_a_partner_groups_work_goes_to_the_person_its_circle_points_to(
