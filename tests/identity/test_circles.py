@@ -9,24 +9,13 @@ from identity import evidence as weighing
 from identity.circles import HUB, circle_of, with_coauthor_ids
 from identity.evidence import profile_of, weigh
 from identity.keys import Frequencies
+from tests.identity.works import work_bylines
 
 FIELD = ("cond-mat.str-el", "cond-mat.supr-con")
 
 
 def _work(number, names, year=2015, affiliation=""):
-    return [
-        Byline(
-            id=f"W{number}:{position}",
-            name=name,
-            work_id=f"W{number}",
-            coauthors=tuple(n for n in names if n != name),
-            affiliations=(affiliation,) if affiliation else (),
-            topics=FIELD,
-            venue="Physical Review B",
-            year=year,
-        )
-        for position, name in enumerate(names)
-    ]
+    return work_bylines(number, names, FIELD, "Physical Review B", year, affiliation)
 
 
 def test_a_circle_leaves_out_its_own_record_the_co_authors_and_hubs():

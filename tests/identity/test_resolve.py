@@ -5,28 +5,13 @@ import pytest
 from identity import Byline, resolve
 from identity.evidence import profile_of, weigh
 from identity.keys import Frequencies
+from tests.identity.works import work_bylines
 
 PHYSICS = ("cond-mat.stat-mech", "cond-mat.str-el")
 BIOLOGY = ("q-bio.PE", "q-bio.QM")
 
 
-def _work(number, names, topics, venue, year, affiliation="", title=""):
-    bylines = []
-    for position, name in enumerate(names):
-        bylines.append(
-            Byline(
-                id=f"W{number}:{position}",
-                name=name,
-                work_id=f"W{number}",
-                coauthors=tuple(n for n in names if n != name),
-                affiliations=(affiliation,) if affiliation else (),
-                topics=topics,
-                venue=venue,
-                year=year,
-                words=(title,),
-            )
-        )
-    return bylines
+_work = work_bylines
 
 
 VERMONT = "Department of Physics, University of Vermont, Burlington, VT"
