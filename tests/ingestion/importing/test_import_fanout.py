@@ -15,6 +15,7 @@ from ingestion.importing import fanout
 from ingestion.importing.dispatch import import_run_create
 
 WORKS = 300
+pytestmark = pytest.mark.usefixtures("follow_ups_unheard")
 
 
 @pytest.fixture

@@ -26,7 +26,7 @@ postgres_only = pytest.mark.skipif(
     reason="parts are written by processes of their own on PostgreSQL (set DATABASE_URL)",
 )
 WORKS = 2 * files.BATCH + 200
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.usefixtures("follow_ups_queued")
 
 
 @pytest.fixture
@@ -94,7 +94,10 @@ def test_a_part_killed_mid_run_fails_the_run_and_a_retry_finishes_it(corpus, set
     assert run.cursor["parts"][0]["at"] == {"records": 500}
     assert run.processed < WORKS
     settings.IMPORT_BATCH_SIZE = 400  # positions count records: any batch size resumes alike
-    dispatch.import_run_retry(run=run)  # queued inline: it resumes each part where it stopped
+    dispatch.import_run_retry(run=run)
+    run.refresh_from_db()
+    assert run.status == ImportRun.Status.QUEUED
+    import_run_execute(run_id=run.pk)  # as a worker takes it: each part resumes where it stopped
     run.refresh_from_db()
     assert run.status == ImportRun.Status.SUCCEEDED, run.error
     assert run.processed == WORKS

@@ -84,8 +84,11 @@ def _worker(env: dict, log: Path) -> subprocess.Popen:
         env,
         log,
         "worker",
+        # Imports and the watcher that resumes them. The follow-up work each batch asks
+        # for (the compute queue) waits for another worker, as it may in production:
+        # here it stays queued, and goes with the test's Redis.
         "-Q",
-        ",".join(celery_app.conf.task_queues),  # every queue the site sends to
+        "imports,watch",
         "--pool=solo",
         "--without-heartbeat",
         "--without-mingle",
