@@ -13,7 +13,6 @@ researcher pages' kept summaries and works sections (``pages.researcher_summarie
 
 from __future__ import annotations
 
-from django.db import transaction
 from django.db.models.signals import m2m_changed, post_delete, post_save, pre_delete
 from django.dispatch import receiver
 
@@ -40,6 +39,7 @@ from pages import (
     summaries,
     work_pages,
 )
+from pages.drawing import draw_later
 from pages.tasks import (
     draw_entries,
     draw_researcher_summaries,
@@ -54,8 +54,6 @@ from trust.signals import trust_scored
 
 # What a list entry shows of a researcher: the name (and the address made of it).
 ENTRY_AUTHOR_FIELDS = {"display_name", "is_deleted", "merged_into"}
-# Works whose entries are drawn again by one task.
-DRAW_CHUNK = 500
 
 
 def _entries_stale(work_ids, *, summaries_drawn=None) -> None:
@@ -71,13 +69,13 @@ def _entries_stale(work_ids, *, summaries_drawn=None) -> None:
     work_pages.pages_linked_forget(ids)  # their pages, and those listing them
     researcher_works.sections_listing_forget(ids)  # their visitors draw them
     researcher_pages.pages_listing_forget(ids)
-    _later(draw_entries, ids)
+    draw_later(draw_entries, ids)
     forgotten = summaries.summaries_forget(ids)
     if summaries_drawn is not None:
         forgotten = sorted(set(forgotten) & {int(pk) for pk in summaries_drawn})
-    _later(draw_summaries, forgotten)
+    draw_later(draw_summaries, forgotten)
     _similar_stale(similar.works_listing(ids))
-    _later(draw_work_pages, forgotten)  # from the parts drawn above
+    draw_later(draw_work_pages, forgotten)  # from the parts drawn above
 
 
 def _authors_stale(author_ids, *, draw: bool = True) -> None:
@@ -93,28 +91,22 @@ def _authors_stale(author_ids, *, draw: bool = True) -> None:
     sections = researcher_works.sections_forget(ids)
     researcher_pages.pages_forget(ids)  # drawn again with the sections
     if draw:
-        _later(draw_researcher_summaries, forgotten)
-        _later(draw_researcher_works, sections)
+        draw_later(draw_researcher_summaries, forgotten)
+        draw_later(draw_researcher_works, sections)
 
 
 def _summaries_stale(work_ids) -> None:
     """Forget these works' summaries (and pages) now; draw them again once the change
     commits."""
     forgotten = work_pages.pages_forget(summaries.summaries_forget(work_ids))
-    _later(draw_summaries, forgotten)
-    _later(draw_work_pages, forgotten)
+    draw_later(draw_summaries, forgotten)
+    draw_later(draw_work_pages, forgotten)
 
 
 def _similar_stale(work_ids) -> None:
     """Forget these works' "More like this" lists now; draw them again once the change
     commits."""
-    _later(draw_similar_lists, work_pages.pages_forget(similar.lists_forget(work_ids)))
-
-
-def _later(task, ids: list[int]) -> None:
-    for start in range(0, len(ids), DRAW_CHUNK):
-        chunk = ids[start : start + DRAW_CHUNK]
-        transaction.on_commit(lambda chunk=chunk: task.delay(chunk))
+    draw_later(draw_similar_lists, work_pages.pages_forget(similar.lists_forget(work_ids)))
 
 
 @receiver(authors_changed, dispatch_uid="publications.pages_after_import")

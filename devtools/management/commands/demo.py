@@ -12,6 +12,7 @@ from django.core.management.base import BaseCommand, CommandError
 from catalogue.models import Author, ImportRun
 from devtools import demo_load
 from devtools.demo_people import DEMO_PASSWORD, demo_accounts, demo_people_load
+from pages.drawing import drawing_deferred
 
 
 @contextmanager
@@ -47,7 +48,9 @@ class Command(BaseCommand):
             ("accounts, claims, follows and a conversation", self._people),
             ("a later OpenAlex update (new works, a citation, a namesake)", self._later),
         ]
-        with quiet_logs():
+        # Each step changes records the others change too: their kept parts are drawn
+        # once, after the last step, not after each.
+        with quiet_logs(), drawing_deferred():
             for number, (label, step) in enumerate(steps, start=1):
                 started = time.monotonic()
                 outcome = step()
