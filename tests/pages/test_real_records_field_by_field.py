@@ -22,6 +22,7 @@ from django.db import transaction
 from django.test import Client, TestCase, override_settings
 
 from config.celery import app as celery_app
+from pages.drawing import drawing_deferred
 from tests.conftest import REAL_FIXTURES_DIR
 from tests.ingestion.sources.facts import run_file
 from tests.pages import real_records
@@ -41,11 +42,13 @@ def site(django_db_setup, django_db_blocker, tmp_path_factory):
     quiet = override_settings(INSTITUTION_LOOKUP=False, PAGE_CACHE=False)
     with django_db_blocker.unblock(), quiet, transaction.atomic():
         cache.clear()
-        for path in real_records.recording_files(REAL_FIXTURES_DIR):
-            # What each run queues once it commits (metrics, trust, ...) runs as it ends.
-            with TestCase.captureOnCommitCallbacks(execute=True):
-                run = run_file(folder, path.read_text("utf-8"), path.suffix)
-            assert run.status == "succeeded", (path.name, run.error)
+        # Kept page parts are drawn once, after the last run (as the pages are read).
+        with TestCase.captureOnCommitCallbacks(execute=True), drawing_deferred():
+            for path in real_records.recording_files(REAL_FIXTURES_DIR):
+                # What each run queues once it commits (metrics, trust, ...) runs as it ends.
+                with TestCase.captureOnCommitCallbacks(execute=True):
+                    run = run_file(folder, path.read_text("utf-8"), path.suffix)
+                assert run.status == "succeeded", (path.name, run.error)
         yield visit(Client(), real_records.read(REAL_FIXTURES_DIR))
         transaction.set_rollback(True)
     celery_app.conf.task_always_eager = eager
